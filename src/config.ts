@@ -1,0 +1,95 @@
+import { readFileSync } from 'node:fs';
+import { networkParams, type NetworkParams } from './domain/network.js';
+
+/** A usage error: the CLI prints it and exits 2. */
+export class UsageError extends Error {}
+
+export interface RpcConfig {
+  url: string;
+  user?: string;
+  password?: string;
+  cookieFile?: string;
+  /** Per-call timeout and batch/concurrency bounds. */
+  timeoutMs: number;
+  batchSize: number;
+  concurrency: number;
+}
+
+export interface CommonOptions {
+  network?: string;
+  db?: string;
+  out?: string;
+  rpcUrl?: string;
+  rpcUser?: string;
+  rpcPassword?: string;
+  rpcCookie?: string;
+}
+
+export interface ResolvedConfig {
+  network: NetworkParams;
+  dbPath: string;
+  outDir: string;
+  /** Set when a node is configured (flag or environment); otherwise the sim is the source. */
+  rpc: RpcConfig | null;
+}
+
+const env = (name: string): string | undefined => {
+  const value = process.env[name];
+  return value === undefined || value === '' ? undefined : value;
+};
+
+/** Flags first, then environment (PEGSCOPE_*, LTC_RPC_*), then defaults (SPEC §5). */
+export function resolveConfig(opts: CommonOptions): ResolvedConfig {
+  const rpcUrl = opts.rpcUrl ?? env('LTC_RPC_URL') ?? env('PEGSCOPE_RPC_URL');
+  const cookie = opts.rpcCookie ?? env('PEGSCOPE_RPC_COOKIE');
+  const defaultNetwork = rpcUrl ? 'mainnet' : 'sim';
+  const name = opts.network ?? env('PEGSCOPE_NETWORK') ?? defaultNetwork;
+  let network: NetworkParams;
+  try {
+    network = networkParams(name);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (network.name === 'sim' && rpcUrl && opts.network === 'sim') {
+    throw new UsageError('--network sim uses the built-in simulated chain; drop --rpc-url or choose mainnet, testnet or regtest');
+  }
+  return {
+    network,
+    dbPath: opts.db ?? env('PEGSCOPE_DB') ?? `data/${network.name}.duckdb`,
+    outDir: opts.out ?? env('PEGSCOPE_OUT') ?? `out/${network.name}`,
+    rpc: rpcUrl && network.name !== 'sim'
+      ? {
+          url: rpcUrl,
+          user: opts.rpcUser ?? env('LTC_RPC_USER'),
+          password: opts.rpcPassword ?? env('LTC_RPC_PASSWORD'),
+          cookieFile: cookie,
+          timeoutMs: Number(env('PEGSCOPE_RPC_TIMEOUT_MS') ?? 30_000),
+          batchSize: Number(env('PEGSCOPE_RPC_BATCH') ?? 50),
+          concurrency: Number(env('PEGSCOPE_RPC_CONCURRENCY') ?? 4),
+        }
+      : null,
+  };
+}
+
+/** Reads `user:password` from a Litecoin Core .cookie file. */
+export function readCookie(file: string): { user: string; password: string } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    throw new UsageError(`cannot read RPC cookie file ${file}: ${(err as Error).message}; point --rpc-cookie at <datadir>/.cookie of a running node`);
+  }
+  const colon = text.indexOf(':');
+  if (colon < 0) throw new UsageError(`RPC cookie file ${file} is not of the form user:password`);
+  return { user: text.slice(0, colon), password: text.slice(colon + 1) };
+}
+
+/** Parses durations like 30s, 5m, 1h into milliseconds. */
+export function parseDuration(text: string): number {
+  const match = /^(\d+)(s|m|h)$/.exec(text);
+  if (!match) throw new UsageError(`"${text}" is not a duration; use a number followed by s, m or h (e.g. 5m)`);
+  const unit = { s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 's' | 'm' | 'h'];
+  const ms = Number(match[1]) * unit;
+  if (ms <= 0) throw new UsageError(`duration "${text}" must be positive`);
+  return ms;
+}
