@@ -1,0 +1,162 @@
+import { Command, CommanderError, Option } from 'commander';
+import { resolveConfig, UsageError, type CommonOptions, type ResolvedConfig } from './config.js';
+import { runJob, runJobEvery, type JobOptions } from './job.js';
+import { openSource, type SourceOptions } from './sources.js';
+import { consoleProgress } from './progress.js';
+import { Db } from './store/db.js';
+import { scanChain } from './store/scan.js';
+import { analyze } from './analysis/analyze.js';
+import { importLabels } from './analysis/labels.js';
+import { exportRelease } from './export/export.js';
+import { startServer } from './serve/server.js';
+import { runDemo } from './demo.js';
+import { loadConfigFile } from './config-file.js';
+
+const log = (line: string): void => { process.stderr.write(`${new Date().toISOString()} ${line}\n`); };
+
+function withCommon(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('--network <name>', 'mainnet, testnet, regtest or sim (default: sim without a node, mainnet with one)'))
+    .option('--db <file>', 'DuckDB file (default data/<network>.duckdb)')
+    .option('--out <dir>', 'published tree (default out/<network>)');
+}
+
+function withNode(cmd: Command): Command {
+  return cmd
+    .option('--rpc-url <url>', 'Litecoin Core JSON-RPC URL (env LTC_RPC_URL)')
+    .option('--rpc-user <user>', 'RPC user (env LTC_RPC_USER)')
+    .option('--rpc-password <password>', 'RPC password (env LTC_RPC_PASSWORD)')
+    .option('--rpc-cookie <file>', 'RPC cookie file, <datadir>/.cookie (env PEGSCOPE_RPC_COOKIE)');
+}
+
+function withSource(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('--source <kind>', 'rpc or sim (default: rpc when a node is configured)').choices(['rpc', 'sim']))
+    .addOption(new Option('--preset <name>', 'sim preset').choices(['tiny', 'demo', 'mainnet', 'x10']).default('demo'))
+    .option('--seed <n>', 'sim seed', parseInteger('--seed', 0), 1)
+    .option('--to <height>', 'stop scanning at this height', parseInteger('--to', 0));
+}
+
+function parseInteger(flag: string, min: number) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < min) throw new UsageError(`${flag} must be a whole number ≥ ${min}, got "${value}"`);
+    return Number(value);
+  };
+}
+
+type SourceFlags = CommonOptions & SourceOptions & { to?: number };
+
+function sourceOptions(flags: SourceFlags): SourceOptions {
+  return { source: flags.source, preset: flags.preset, seed: flags.seed };
+}
+
+async function withDb<T>(config: ResolvedConfig, work: (db: Db) => Promise<T>): Promise<T> {
+  const db = await Db.open(config.dbPath);
+  try {
+    return await work(db);
+  } finally {
+    db.close();
+  }
+}
+
+export function buildProgram(): Command {
+  const program = new Command('pegscope')
+    .description('Analyses Litecoin MWEB peg-ins and peg-outs and publishes a static JSON/CSV API.\n'
+      + 'Links are heuristic inferences from public chain data, never proof.')
+    .showHelpAfterError()
+    .exitOverride();
+
+  withSource(withNode(withCommon(program.command('scan').description('read new blocks into DuckDB'))))
+    .action(async (flags: SourceFlags) => {
+      const config = resolveConfig(flags);
+      const source = openSource(config, sourceOptions(flags));
+      try {
+        const result = await withDb(config, (db) => scanChain(db, source, { to: flags.to, progress: consoleProgress(), log }));
+        log(`scan: heights ${result.fromHeight}..${result.toHeight}, ${result.blocks} blocks, ${result.pegins} peg-ins, ${result.pegouts} peg-outs`
+          + (result.reorgDepth ? `, reorg of ${result.reorgDepth} blocks undone` : ''));
+      } finally {
+        await source.close();
+      }
+    });
+
+  withCommon(program.command('analyze').description('recompute every derived table atomically'))
+    .action(async (flags: CommonOptions) => {
+      const config = resolveConfig(flags);
+      await withDb(config, async (db) => { await analyze(db, { log }); });
+    });
+
+  withCommon(program.command('export').description('write and publish a new release of the static tree'))
+    .option('--keep <n>', 'releases to keep', parseInteger('--keep', 1), 3)
+    .action(async (flags: CommonOptions & { keep: number }) => {
+      const config = resolveConfig(flags);
+      const result = await withDb(config, (db) => exportRelease(db, { outDir: config.outDir, keep: flags.keep, progress: consoleProgress(), log }));
+      log(`export: release ${result.releaseId}: ${result.files} files, ${result.written} written, ${result.reused} reused`);
+    });
+
+  withSource(withNode(withCommon(program.command('job').description('scan + analyze + export; --every repeats it'))))
+    .option('--every <duration>', 'repeat every duration (30s, 5m, 1h); one run at a time')
+    .option('--keep <n>', 'releases to keep', parseInteger('--keep', 1), 3)
+    .option('--labels <files...>', 'label files to import before analysing')
+    .action(async (flags: SourceFlags & JobOptions & { every?: string }) => {
+      const config = resolveConfig(flags);
+      const options: JobOptions = { ...sourceOptions(flags), to: flags.to, keep: flags.keep, labels: flags.labels, log };
+      if (flags.every) await runJobEvery(config, options, flags.every);
+      else await runJob(config, options);
+    });
+
+  withCommon(program.command('serve').description('serve the published tree as the JSON API'))
+    .option('--port <n>', 'port', parseInteger('--port', 0), 8080)
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--rate-limit <n>', 'requests per minute per client IP (0 disables)', parseInteger('--rate-limit', 0), 60)
+    .option('--keys <file>', 'API keys file with per-key limits (sent as X-API-Key)')
+    .option('--trust-proxy', 'take the client IP from X-Forwarded-For (only behind your own proxy)')
+    .option('--config <file>', 'serve several networks from one config file (docs/deploy.md)')
+    .action(async (flags: CommonOptions & { port: number; host: string; rateLimit: number; keys?: string; trustProxy?: boolean; config?: string }) => {
+      const sites = flags.config
+        ? loadConfigFile(flags.config).map((site) => ({ network: site.config.network.name, outDir: site.config.outDir, hostnames: site.hostnames }))
+        : [{ network: resolveConfig(flags).network.name, outDir: resolveConfig(flags).outDir }];
+      const server = await startServer({ sites, host: flags.host, port: flags.port, rateLimit: flags.rateLimit, keysFile: flags.keys, trustProxy: flags.trustProxy, log });
+      log(`serving ${sites.map((s) => `${s.network} from ${s.outDir}`).join(', ')} at ${server.url}/api`);
+      const stop = () => { void server.close().then(() => process.exit(0)); };
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+    });
+
+  const labels = program.command('labels').description('curated address labels');
+  withCommon(labels.command('import').description('upsert labels from CSV (address,entity,category,confidence,source) or JSON ({"labels":[…]})'))
+    .argument('<files...>', 'label files')
+    .action(async (files: string[], flags: CommonOptions) => {
+      const config = resolveConfig(flags);
+      const result = await withDb(config, (db) => importLabels(db, files, config.network));
+      for (const r of result.rejected) log(`rejected ${r.file}:${r.line}: ${r.reason}`);
+      log(`labels: ${result.imported} imported, ${result.ignored} placeholders ignored, ${result.rejected.length} rejected`);
+      if (result.rejected.length > 0 && result.imported === 0) process.exitCode = 1;
+    });
+
+  program.command('demo').description('run the job on the built-in demo chain, then serve it (what `npm start` does)')
+    .option('--port <n>', 'port', parseInteger('--port', 0), 8080)
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .action(async (flags: { port: number; host: string }) => { await runDemo({ ...flags, log }); });
+
+  return program;
+}
+
+/** Maps errors to exit codes in one place: 2 usage, 1 any other failure. */
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.exitCode === 0) return 0;
+      return 2;
+    }
+    if (err instanceof UsageError) {
+      process.stderr.write(`pegscope: ${err.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`pegscope: ${err instanceof Error ? err.message : String(err)}\n`);
+    if (process.env.PEGSCOPE_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
+    return 1;
+  }
+}

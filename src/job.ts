@@ -1,0 +1,111 @@
+import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { analyze } from './analysis/analyze.js';
+import { importLabels } from './analysis/labels.js';
+import { parseDuration, type ResolvedConfig } from './config.js';
+import { exportRelease } from './export/export.js';
+import { consoleProgress, type Progress } from './progress.js';
+import { openSource, simTruthDir, type SourceOptions } from './sources.js';
+import { Db } from './store/db.js';
+import { scanChain } from './store/scan.js';
+import { SIM_LABELS_FILE } from './chain/sim/index.js';
+
+export interface JobOptions extends SourceOptions {
+  to?: number;
+  keep?: number;
+  labels?: string[];
+  log: (line: string) => void;
+  progress?: Progress;
+}
+
+export interface JobResult {
+  scannedTo: number;
+  newBlocks: number;
+  releaseId: string;
+  files: number;
+}
+
+export class JobLockedError extends Error {}
+
+/** One job at a time per database: an exclusive lock file holding the owner's pid. */
+export function acquireJobLock(dbPath: string): () => void {
+  const path = `${dbPath}.lock`;
+  mkdirSync(dirname(path), { recursive: true });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => { try { unlinkSync(path); } catch { /* already gone */ } };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const owner = Number(readFileSync(path, 'utf8'));
+      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
+        throw new JobLockedError(`another pegscope job (pid ${owner}) is running on ${dbPath}; this run is skipped`);
+      }
+      unlinkSync(path); // stale: its owner died without releasing it
+    }
+  }
+  throw new JobLockedError(`could not take the job lock ${path}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** scan → (labels) → analyze → export. A failing stage throws; the last published release stays. */
+export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<JobResult> {
+  const release = acquireJobLock(config.dbPath);
+  const progress = opts.progress ?? consoleProgress();
+  try {
+    const source = openSource(config, opts);
+    const db = await Db.open(config.dbPath);
+    try {
+      const scan = await scanChain(db, source, { to: opts.to, progress, log: opts.log });
+      opts.log(`scan: ${scan.blocks} new blocks up to ${scan.toHeight} (${scan.pegins} peg-ins, ${scan.pegouts} peg-outs)`);
+      const labelFiles = [...(opts.labels ?? [])];
+      const simLabels = join(simTruthDir(config.dbPath), SIM_LABELS_FILE);
+      if (config.network.name === 'sim' && existsSync(simLabels)) labelFiles.unshift(simLabels);
+      if (labelFiles.length > 0) {
+        const labels = await importLabels(db, labelFiles, config.network);
+        for (const r of labels.rejected) opts.log(`labels: rejected ${r.file}:${r.line}: ${r.reason}`);
+        opts.log(`labels: ${labels.imported} imported`);
+      }
+      await analyze(db, { log: opts.log });
+      const exported = await exportRelease(db, { outDir: config.outDir, keep: opts.keep ?? 3, progress, log: opts.log });
+      opts.log(`export: release ${exported.releaseId} published (${exported.files} files, ${exported.written} written, ${exported.reused} reused)`);
+      return { scannedTo: scan.toHeight, newBlocks: scan.blocks, releaseId: exported.releaseId, files: exported.files };
+    } finally {
+      db.close();
+      await source.close();
+    }
+  } finally {
+    release();
+  }
+}
+
+/** Repeats the job; a failed run is logged and retried at the next tick. Stops on SIGINT/SIGTERM. */
+export async function runJobEvery(config: ResolvedConfig, opts: JobOptions, every: string): Promise<void> {
+  const intervalMs = parseDuration(every);
+  let stopping = false;
+  let wake: (() => void) | undefined;
+  const stop = () => { stopping = true; wake?.(); };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  while (!stopping) {
+    const started = Date.now();
+    try {
+      await runJob(config, opts);
+    } catch (err) {
+      opts.log(`job failed: ${(err as Error).message}; the last good release stays published; retrying in ${every}`);
+    }
+    const wait = Math.max(0, intervalMs - (Date.now() - started));
+    await new Promise<void>((resolve) => { wake = resolve; setTimeout(resolve, wait).unref(); });
+  }
+  opts.log('job: stopped');
+}
