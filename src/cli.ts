@@ -105,7 +105,7 @@ export function buildProgram(): Command {
     });
 
   withCommon(program.command('serve').description('serve the published tree as the JSON API'))
-    .option('--port <n>', 'port', parseInteger('--port', 0), 8080)
+    .option('--port <n>', 'port (env PEGSCOPE_PORT)', parseInteger('--port', 0), Number(process.env.PEGSCOPE_PORT ?? 8080))
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .option('--rate-limit <n>', 'requests per minute per client IP (0 disables)', parseInteger('--rate-limit', 0), 60)
     .option('--keys <file>', 'API keys file with per-key limits (sent as X-API-Key)')
@@ -134,7 +134,7 @@ export function buildProgram(): Command {
     });
 
   program.command('demo').description('run the job on the built-in demo chain, then serve it (what `npm start` does)')
-    .option('--port <n>', 'port', parseInteger('--port', 0), 8080)
+    .option('--port <n>', 'port (env PEGSCOPE_PORT)', parseInteger('--port', 0), Number(process.env.PEGSCOPE_PORT ?? 8080))
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .action(async (flags: { port: number; host: string }) => { await runDemo({ ...flags, log }); });
 
