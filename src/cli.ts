@@ -97,11 +97,11 @@ export function buildProgram(): Command {
     .option('--every <duration>', 'repeat every duration (30s, 5m, 1h); one run at a time')
     .option('--keep <n>', 'releases to keep', parseInteger('--keep', 1), 3)
     .option('--labels <files...>', 'label files to import before analysing')
-    .action(async (flags: SourceFlags & JobOptions & { every?: string }) => {
-      const config = resolveConfig(flags);
+    .option('--config <file>', 'run every network of a config file in turn (docs/deploy.md)')
+    .action(async (flags: SourceFlags & JobOptions & { every?: string; config?: string }) => {
+      const configs = flags.config ? loadConfigFile(flags.config).map((site) => site.config) : [resolveConfig(flags)];
       const options: JobOptions = { ...sourceOptions(flags), to: flags.to, keep: flags.keep, labels: flags.labels, log };
-      if (flags.every) await runJobEvery(config, options, flags.every);
-      else await runJob(config, options);
+      await Promise.all(configs.map((config) => (flags.every ? runJobEvery(config, options, flags.every) : runJob(config, options))));
     });
 
   withCommon(program.command('serve').description('serve the published tree as the JSON API'))
