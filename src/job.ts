@@ -1,5 +1,6 @@
-import { closeSync, existsSync, openSync, readFileSync, unlinkSync, writeSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { acquireJobLock } from './lock.js';
 import { analyze } from './analysis/analyze.js';
 import { importLabels } from './analysis/labels.js';
 import { parseDuration, type ResolvedConfig } from './config.js';
@@ -23,39 +24,6 @@ export interface JobResult {
   newBlocks: number;
   releaseId: string;
   files: number;
-}
-
-export class JobLockedError extends Error {}
-
-/** One job at a time per database: an exclusive lock file holding the owner's pid. */
-export function acquireJobLock(dbPath: string): () => void {
-  const path = `${dbPath}.lock`;
-  mkdirSync(dirname(path), { recursive: true });
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(path, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return () => { try { unlinkSync(path); } catch { /* already gone */ } };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const owner = Number(readFileSync(path, 'utf8'));
-      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) {
-        throw new JobLockedError(`another pegscope job (pid ${owner}) is running on ${dbPath}; this run is skipped`);
-      }
-      unlinkSync(path); // stale: its owner died without releasing it
-    }
-  }
-  throw new JobLockedError(`could not take the job lock ${path}`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** scan → (labels) → analyze → export. A failing stage throws; the last published release stays. */

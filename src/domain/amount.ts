@@ -40,7 +40,11 @@ export function formatCoin(litoshi: Litoshi): string {
   return fraction ? `${sign}${whole}.${fraction}` : `${sign}${whole}`;
 }
 
-/** JSON output prints amounts as numbers with at most 8 decimals; this is that number. */
+/**
+ * JSON output prints amounts as numbers with at most 8 decimals; this is that
+ * number. A double keeps all 8 decimals up to 2^25 coin (33.5M), far above any
+ * single peg; CSV and dumps use formatCoin's exact text.
+ */
 export function coinNumber(litoshi: Litoshi): number {
   return Number(formatCoin(litoshi));
 }
