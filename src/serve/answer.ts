@@ -1,0 +1,136 @@
+/**
+ * Endpoint → reply for one validated request against one release. Default
+ * parameters are answered by the exported files; other values are shaped
+ * from the release's data files; privacy is computed from the amount table.
+ */
+import { ENDPOINTS, type EndpointName } from '../api/params.js';
+import { privacyOf, type Side } from '../domain/privacy.js';
+import type { CachedFile, Release, Site } from './release.js';
+import {
+  emptyAddress, emptyFollow, notFoundTrace, rowsToCsv, sliceAmounts, sliceLinks, truncateFollow,
+  type AmountRow, type FollowBody, type LinkRecord,
+} from './shape.js';
+import type { Query, ValidRequest } from './validate.js';
+
+export type Reply =
+  | { kind: 'file'; file: CachedFile; format: 'json' | 'csv'; filename?: string; cache: CachePolicy }
+  | { kind: 'json'; body: object; cache: CachePolicy }
+  | { kind: 'csv'; text: string; filename: string }
+  | { kind: 'error'; status: number; message: string };
+
+/** `analysis`: valid until the next analysis run; `none`: computed per request (health). */
+export type CachePolicy = 'analysis' | 'none';
+
+
+export function answer(site: Site, release: Release, request: ValidRequest, now: number): Reply {
+  const { endpoint, values } = request;
+  const format = values.format === 'csv' ? 'csv' : 'json';
+  switch (endpoint) {
+    case 'health':
+      return { kind: 'json', body: healthBody(release, now), cache: 'none' };
+    case 'stats':
+    case 'recommendations':
+      return requiredFile(site, release, `api/${endpoint}.json`, 'json');
+    case 'privacy': {
+      const privacy = privacyOf(release.amounts, values.amount as number, values.side as Side);
+      return { kind: 'json', body: { ...release.envelope, privacy }, cache: 'analysis' };
+    }
+    case 'trace':
+      return trace(site, release, values.q as Query, format);
+    case 'address': {
+      const q = values.q as Query & { kind: 'address' };
+      return fileReply(site, release, `api/address/${q.value}.json`, 'json')
+        ?? { kind: 'json', body: emptyAddress(release.envelope, q.value), cache: 'analysis' };
+    }
+    case 'follow':
+      return follow(site, release, (values.q as Query).value as string, values.depth as number);
+    case 'links':
+      return links(site, release, values.min_confidence as number, values.limit as number, format);
+    case 'pegin_amounts':
+    case 'pegout_amounts':
+      return amounts(site, release, endpoint, values.limit as number, format);
+    case 'block':
+      return block(site, release, values.q as Query);
+  }
+}
+
+/** The exported health document with the analysis age as of this request. */
+function healthBody(release: Release, now: number): object {
+  const age = Math.max(0, Math.floor(now / 1000) - release.envelope.updated_at);
+  return { ...release.health, health: { ...release.health.health, analysis_age_seconds: age } };
+}
+
+function fileReply(site: Site, release: Release, rel: string, format: 'json' | 'csv', filename?: string): Reply | null {
+  const file = site.file(release, rel);
+  if (!file) return null;
+  const reply: Reply = { kind: 'file', file, format, cache: 'analysis' };
+  if (filename) reply.filename = filename;
+  return reply;
+}
+
+/** The release must have every default document; a missing one means a broken export. */
+function requiredFile(site: Site, release: Release, rel: string, format: 'json' | 'csv', filename?: string): Reply {
+  return fileReply(site, release, rel, format, filename) ?? missing(rel);
+}
+
+function missing(rel: string): Reply {
+  return { kind: 'error', status: 503, message: `the published release lacks ${rel}; re-run \`pegscope export\`` };
+}
+
+function trace(site: Site, release: Release, q: Query, format: 'json' | 'csv'): Reply {
+  const value = String(q.value);
+  const file = fileReply(site, release, `api/trace/${value}.${format}`, format, `pegscope-trace-${value}.csv`);
+  if (file) return file;
+  if (format === 'csv') return { kind: 'csv', text: rowsToCsv(ENDPOINTS.trace.csvColumns ?? [], []), filename: `pegscope-trace-${value}.csv` };
+  return { kind: 'json', body: notFoundTrace(release.envelope, value), cache: 'analysis' };
+}
+
+function follow(site: Site, release: Release, address: string, depth: number): Reply {
+  if (depth === defaultOf('follow', 'depth')) {
+    const file = fileReply(site, release, `api/follow/${address}.json`, 'json');
+    if (file) return file;
+  } else {
+    const full = site.data<{ follow: FollowBody }>(release, `data/follow/${address}.json`);
+    if (full) return { kind: 'json', body: truncateFollow(release.envelope, full.follow, depth), cache: 'analysis' };
+  }
+  return { kind: 'json', body: emptyFollow(release.envelope, address, depth), cache: 'analysis' };
+}
+
+function links(site: Site, release: Release, minConfidence: number, limit: number, format: 'json' | 'csv'): Reply {
+  if (minConfidence === defaultOf('links', 'min_confidence') && limit === defaultOf('links', 'limit')) {
+    return requiredFile(site, release, `api/links.${format}`, format, 'pegscope-links.csv');
+  }
+  const top = site.data<{ links: LinkRecord[] }>(release, 'data/links.json');
+  if (!top) return missing('data/links.json');
+  const body = sliceLinks(release.envelope, top.links, minConfidence, limit);
+  if (format === 'csv') return { kind: 'csv', text: rowsToCsv(ENDPOINTS.links.csvColumns ?? [], body.links), filename: 'pegscope-links.csv' };
+  return { kind: 'json', body, cache: 'analysis' };
+}
+
+function amounts(site: Site, release: Release, endpoint: 'pegin_amounts' | 'pegout_amounts', limit: number, format: 'json' | 'csv'): Reply {
+  if (limit === defaultOf(endpoint, 'limit')) {
+    return requiredFile(site, release, `api/${endpoint}.${format}`, format, `pegscope-${endpoint}.csv`);
+  }
+  const rel = `data/${endpoint}.json`;
+  const top = site.data<Record<string, AmountRow[]>>(release, rel);
+  const rows = top?.[endpoint];
+  if (!rows) return missing(rel);
+  const body = sliceAmounts(release.envelope, endpoint, rows, limit);
+  if (format === 'csv') return { kind: 'csv', text: rowsToCsv(ENDPOINTS[endpoint].csvColumns ?? [], rows.slice(0, limit)), filename: `pegscope-${endpoint}.csv` };
+  return { kind: 'json', body, cache: 'analysis' };
+}
+
+function block(site: Site, release: Release, q: Query): Reply {
+  const file = fileReply(site, release, `api/block/${q.value}.json`, 'json');
+  if (file) return file;
+  const what = q.kind === 'height' ? `height ${q.value}` : `hash ${q.value}`;
+  return {
+    kind: 'error', status: 404,
+    message: `no MWEB block with peg-ins or peg-outs at ${what} in this release (analysed up to height ${release.envelope.as_of_height}); q must name a block with peg activity`,
+  };
+}
+
+function defaultOf(endpoint: EndpointName, name: string): unknown {
+  const param = ENDPOINTS[endpoint].params.find((p) => p.name === name);
+  return param && 'default' in param ? param.default : undefined;
+}
