@@ -83,7 +83,7 @@ export function closeOnSignals(server: RunningServer, log: (line: string) => voi
 }
 
 type Route =
-  | { kind: 'index' }
+  | { kind: 'file'; rel: 'api/index.json' | 'api/amounts.json' }
   | { kind: 'endpoint'; name: string; search: URLSearchParams; reserved: string[] }
   | { kind: 'static' }
   | { kind: 'error'; status: number; message: string };
@@ -105,7 +105,11 @@ export function route(target: string): Route {
     if ([...search.keys()].length > 0) {
       return { kind: 'error', status: 400, message: `the index takes no parameters; name an endpoint with ?endpoint=<name> (${endpointList()})` };
     }
-    return { kind: 'index' };
+    return { kind: 'file', rel: 'api/index.json' };
+  }
+  // The amount table wallets cache and score locally (pegscope/client).
+  if (path === '/api/amounts.json' || path === '/api/amounts') {
+    return q === -1 ? { kind: 'file', rel: 'api/amounts.json' } : { kind: 'error', status: 400, message: 'the amount table takes no parameters' };
   }
   const match = /^\/api\/([^/]+)$/.exec(path);
   if (match) return { kind: 'endpoint', name: match[1]!, search, reserved: [] };
@@ -172,9 +176,10 @@ class Router {
     const release = site.current();
     res.setHeader('X-Pegscope-Release', release.id);
     if (r.kind === 'static') return this.serveStatic(req, res, release);
-    if (r.kind === 'index') {
-      const index = site.file(release, 'api/index.json');
-      return index ? this.reply(req, res, { kind: 'file', file: index, format: 'json', cache: 'analysis' }) : this.error(req, res, 503, 'the published release lacks api/index.json; re-run `pegscope export`');
+    if (r.kind === 'file') {
+      const file = site.file(release, r.rel);
+      if (!file) return this.error(req, res, 503, `the published release lacks ${r.rel}; re-run \`pegscope export\``);
+      return this.reply(req, res, { kind: 'file', file, format: 'json', cache: 'analysis' });
     }
     if (validated?.ok) this.reply(req, res, answer(site, release, validated.request, Date.now()));
   }
