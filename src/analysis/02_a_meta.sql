@@ -1,0 +1,7 @@
+-- a_meta: what this analysis describes (as_of_height, updated_at, network).
+CREATE OR REPLACE TABLE a_meta AS
+SELECT * FROM (VALUES
+  ('as_of_height', '{{as_of_height}}'),
+  ('updated_at', '{{now}}'),
+  ('network', coalesce((SELECT value FROM meta WHERE key = 'network'), 'unknown'))
+) AS t(key, value);

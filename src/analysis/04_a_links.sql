@@ -1,0 +1,104 @@
+-- a_links: round-trip links (peg-in → later peg-out of the same amount minus MWEB fees).
+-- Heuristic and every constant: docs/methodology.md "Round-trip links".
+-- Count first, join only what can be reported: a peg-out's window [A, A + tol]
+-- is a range of ranks in the amount-sorted peg-ins, so a window is counted with
+-- two ASOF lookups, and only windows of at most {{max_join}} peg-ins are expanded
+-- into pairs (an equi-join on rank). 100,000 peg-ins of exactly 1.0 never meet
+-- 100,000 peg-outs just below it.
+CREATE OR REPLACE TEMP TABLE w_pegin_ranked AS
+SELECT txid, vout, height, amount, row_number() OVER (ORDER BY amount, height, txid, vout) AS rk
+FROM w_pegins;
+
+-- Number of peg-ins with an amount <= each distinct amount.
+CREATE OR REPLACE TEMP TABLE w_pegin_cum AS
+SELECT amount, max(rk) AS cum FROM w_pegin_ranked GROUP BY amount;
+
+CREATE OR REPLACE TEMP TABLE w_pegin_exact AS
+SELECT amount, count(*) AS exact_count FROM w_pegins GROUP BY amount;
+
+CREATE OR REPLACE TEMP TABLE w_windows AS
+SELECT o.txid, o.vout, o.height, o.amount, o.address,
+       coalesce(lo.cum, 0) AS below,
+       coalesce(hi.cum, 0) - coalesce(lo.cum, 0) AS window_all
+FROM w_pegouts o
+ASOF LEFT JOIN w_pegin_cum lo ON o.amount - 1 >= lo.amount
+ASOF LEFT JOIN w_pegin_cum hi ON o.amount + {{tol}} >= hi.amount;
+
+CREATE OR REPLACE TEMP TABLE w_pairs AS
+SELECT w.txid AS pegout_txid, w.vout AS pegout_vout, w.height AS pegout_height,
+       w.amount AS pegout_amount, w.address AS pegout_address,
+       p.txid AS pegin_txid, p.vout AS pegin_vout, p.height AS pegin_height, p.amount AS pegin_amount,
+       p.amount - w.amount AS amount_diff, w.height - p.height AS block_gap,
+       w.height - (SELECT first_height FROM w_horizon) + 1 AS horizon
+FROM (SELECT *, unnest(range(below + 1, below + window_all + 1)) AS rk
+      FROM w_windows WHERE window_all BETWEEN 1 AND {{max_join}}) w
+JOIN w_pegin_ranked p ON p.rk = w.rk
+WHERE p.height < w.height;
+
+-- Density (per litoshi) of the fee-rate part of a peg-out kernel fee:
+-- e = rate × output size (31..34 bytes), rate ~ Pareto-like with scale {{rate_scale}} litoshi/vB.
+CREATE OR REPLACE TEMP MACRO w_rate_density(e) AS
+  CASE WHEN e < 31 THEN 0.0
+       ELSE (1.0 / {{rate_scale}}) / pow(1 + (e / 32.5) / {{rate_scale}}, 2) / 32.5 END;
+
+-- Density of a round trip's amount difference: peg-in kernel 3,900 + peg-out
+-- kernel 2,200 + rate part, plus 3,900 per extra MWEB hop (priors 0.85/0.10/0.04/0.01),
+-- mixed with {{fee_other}} spread evenly over the window (other wallets, other fees).
+CREATE OR REPLACE TEMP MACRO w_fee_density(d) AS
+  (1 - {{fee_other}}) * (0.85 * w_rate_density(d - 6100) + 0.10 * w_rate_density(d - 10000)
+                       + 0.04 * w_rate_density(d - 13900) + 0.01 * w_rate_density(d - 17800))
+  + {{fee_other}} / {{tol}};
+
+-- Density of a round trip's block gap g >= 1 over a horizon of h blocks: ∝ 1 / (g + g0).
+CREATE OR REPLACE TEMP MACRO w_gap_density(g, h) AS
+  1.0 / ((g + {{gap_g0}}) * ln((greatest(h, g) + {{gap_g0}}) / (1 + {{gap_g0}})));
+
+-- weight = prior × fee density × gap density / background density, the
+-- background being the window's peg-ins spread evenly over amount and time.
+CREATE OR REPLACE TEMP TABLE w_weighted AS
+WITH counted AS (
+  SELECT *, count(*) OVER (PARTITION BY pegout_txid, pegout_vout) AS candidate_count
+  FROM w_pairs
+)
+SELECT *,
+  {{prior}} * w_fee_density(amount_diff) * w_gap_density(block_gap, horizon)
+    * {{tol}} * horizon / candidate_count AS weight
+FROM counted;
+
+CREATE OR REPLACE TEMP TABLE w_scored AS
+WITH shares AS (
+  SELECT *,
+    count(*) OVER (PARTITION BY pegin_txid, pegin_vout) - 1 AS competitor_count,
+    weight / ((1 - {{prior}}) + sum(weight) OVER (PARTITION BY pegout_txid, pegout_vout)) AS pegout_share,
+    weight / ((1 - {{prior}}) + sum(weight) OVER (PARTITION BY pegin_txid, pegin_vout)) AS pegin_share
+  FROM w_weighted
+)
+SELECT s.*, e.exact_count, pegout_share * pegin_share AS confidence
+FROM shares s JOIN w_pegin_exact e ON e.amount = s.pegin_amount;
+
+CREATE OR REPLACE TABLE a_links AS
+WITH reportable AS (
+  SELECT *, row_number() OVER (PARTITION BY pegout_txid, pegout_vout ORDER BY confidence DESC, block_gap, pegin_txid) AS pos
+  FROM w_scored
+  WHERE candidate_count <= {{max_candidates}} AND exact_count < {{common_exact}}
+)
+SELECT pegout_txid, pegout_vout, pegout_height, pegout_amount, pegout_address,
+  pegin_txid, pegin_vout, pegin_height, pegin_amount, amount_diff, block_gap,
+  candidate_count, competitor_count, round(confidence, 4) AS confidence,
+  [
+    printf('amount difference %d litoshi: %s', amount_diff,
+      CASE WHEN amount_diff BETWEEN 6131 AND 9500 THEN 'fits a direct round trip (peg-in kernel 3900 + peg-out kernel 2200 + fee rate × 31..34 bytes)'
+           WHEN amount_diff BETWEEN 10031 AND 13400 THEN 'fits a round trip with one extra MWEB hop (+3900)'
+           WHEN amount_diff BETWEEN 13931 AND 21300 THEN 'fits a round trip with two or three extra MWEB hops'
+           WHEN amount_diff < 6131 THEN 'below the smallest MWEB round-trip fee (6131): weak evidence'
+           ELSE 'larger than usual MWEB fees: weak evidence' END),
+    printf('%d candidate peg-in(s) in the window [%s, %s]', candidate_count,
+      (pegout_amount / 1e8)::DECIMAL(18, 8)::VARCHAR, ((pegout_amount + {{tol}}) / 1e8)::DECIMAL(18, 8)::VARCHAR),
+    printf('%d competing peg-out(s) could also be this peg-in''s exit', competitor_count),
+    printf('block gap %d (about %.1f hours)', block_gap, block_gap * {{block_seconds}} / 3600.0),
+    printf('weight %.3g against a none-of-these weight of %.2f: share %.3f among this peg-out''s candidates, %.3f among this peg-in''s exits',
+      weight, 1 - {{prior}}, pegout_share, pegin_share)
+  ] AS reasons
+FROM reportable
+WHERE pos <= {{max_reported_per_pegout}} AND confidence >= {{min_reported}}
+ORDER BY confidence DESC, block_gap, pegout_txid, pegout_vout;

@@ -1,0 +1,24 @@
+-- a_attribution (SPEC §2): every labeled address directly (its most confident
+-- label), and the other addresses of a cluster holding an institutional label
+-- (exchange, service, pool, merchant, gambling) at that confidence × {{cluster_decay}}.
+-- sanctioned, mixer and other (person-level, unknown) labels never propagate:
+-- a common-input cluster can be a coinjoin or a payment batch, and wrongly
+-- tainting a person is worse than missing a label.
+CREATE OR REPLACE TABLE a_attribution AS
+WITH direct AS (
+  SELECT address, entity, category, confidence
+  FROM a_labels
+  QUALIFY row_number() OVER (PARTITION BY address ORDER BY confidence DESC, source, entity) = 1
+), institutional AS (
+  SELECT c.cluster_id, d.entity, d.category, d.confidence
+  FROM direct d JOIN a_clusters c USING (address)
+  WHERE d.category IN ('exchange', 'service', 'pool', 'merchant', 'gambling')
+  QUALIFY row_number() OVER (PARTITION BY c.cluster_id ORDER BY d.confidence DESC, d.entity) = 1
+)
+SELECT d.address, d.entity, d.category, 'direct' AS via, d.confidence, c.cluster_id
+FROM direct d LEFT JOIN a_clusters c USING (address)
+UNION ALL
+SELECT c.address, s.entity, s.category, 'cluster' AS via, round(s.confidence * {{cluster_decay}}, 4) AS confidence, c.cluster_id
+FROM a_clusters c JOIN institutional s USING (cluster_id)
+WHERE c.address NOT IN (SELECT address FROM direct)
+ORDER BY address;

@@ -1,0 +1,164 @@
+/**
+ * `pegscope analyze`: recomputes every derived `a_*` table from the base tables,
+ * one .sql file per table, in order, all inside ONE transaction — readers see
+ * the previous analysis or the new one, and a failure or kill leaves the
+ * previous one intact. Formulas and constants: docs/methodology.md.
+ */
+import type { Litoshi } from '../domain/amount.js';
+import { DEFAULT_TOLERANCE, FULL_SCORE_SET } from '../domain/privacy.js';
+import { readSql, type Db } from '../store/db.js';
+
+/** Tunable constants of the analysis; every one is documented in docs/methodology.md. */
+export interface AnalysisParams {
+  /** Link window: a peg-out of A matches peg-ins in [A, A + tol] (litoshi). */
+  tol: Litoshi;
+  /** Windows holding more peg-ins than this (whatever their height) are never expanded into pairs. */
+  max_join: number;
+  /** Peg-outs with more candidates than this are not reported. */
+  max_candidates: number;
+  /** A peg-in amount used this many times or more is common: never reported as a link. */
+  common_exact: number;
+  /** Prior probability that a peg-out is the whole-balance exit of one visible peg-in. */
+  prior: number;
+  /** Share of round trips whose amount difference is not a standard MWEB fee. */
+  fee_other: number;
+  /** Scale of the fee-rate distribution (litoshi/vB). */
+  rate_scale: number;
+  /** Offset of the block-gap density 1 / (gap + g0). */
+  gap_g0: number;
+  min_reported: number;
+  max_reported_per_pegout: number;
+  block_seconds: number;
+  pool_min_blocks: number;
+  cluster_decay: number;
+  full_score_set: number;
+  reuse_penalty: number;
+  entity_penalty: number;
+  traceability_weight: number;
+  reuse_risk: number;
+  best_amounts: number;
+  /** About 1.75 days of 150-second blocks. */
+  min_wait_blocks: number;
+}
+
+export const DEFAULT_PARAMS: AnalysisParams = {
+  tol: DEFAULT_TOLERANCE,
+  max_join: 200,
+  max_candidates: 20,
+  common_exact: 3,
+  prior: 0.5,
+  fee_other: 0.05,
+  rate_scale: 10,
+  gap_g0: 6,
+  min_reported: 0.01,
+  max_reported_per_pegout: 3,
+  block_seconds: 150,
+  pool_min_blocks: 3,
+  cluster_decay: 0.8,
+  full_score_set: FULL_SCORE_SET,
+  reuse_penalty: 25,
+  entity_penalty: 15,
+  traceability_weight: 10,
+  reuse_risk: 10,
+  best_amounts: 10,
+  min_wait_blocks: 1008,
+};
+
+export interface AnalyzeOptions {
+  log?: (line: string) => void;
+  /** Unix seconds recorded as updated_at (default: now). */
+  now?: number;
+  tolerance?: Litoshi;
+  params?: Partial<AnalysisParams>;
+  /** Called after each step inside the transaction (tests use it to kill a run mid-way). */
+  onStep?: (step: string) => Promise<void> | void;
+}
+
+export interface AnalyzeResult {
+  asOfHeight: number;
+  updatedAt: number;
+  links: number;
+  highConfidenceLinks: number;
+  clusterIterations: number;
+  steps: { step: string; ms: number }[];
+}
+
+/** The derived tables in dependency order; clusters is a loop (see runClusters). */
+export const STEPS = [
+  '01_params', '02_a_meta', '03_a_amounts', '04_a_links', '05_a_reuse', '06_a_clusters',
+  '07_a_labels', '08_a_attribution', '09_a_entity_flows', '10_a_pegin_scores',
+  '11_a_pegout_scores', '12_a_follow', '13_a_stats', '14_a_recommendations',
+] as const;
+
+const MAX_CLUSTER_ITERATIONS = 64;
+
+/** Fills `{{name}}` placeholders with numeric literals only (no text ever reaches the SQL). */
+export function bindSql(sql: string, values: Record<string, number>): string {
+  return sql.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
+    const value = values[name];
+    if (value === undefined || !Number.isFinite(value)) throw new Error(`analysis SQL needs a numeric value for {{${name}}}`);
+    return String(value);
+  });
+}
+
+async function asOfHeight(db: Db): Promise<number> {
+  const cursor = await db.getMeta('cursor_height');
+  if (cursor !== undefined && /^\d+$/.test(cursor)) return Number(cursor);
+  const row = await db.one<{ h: number | null }>('SELECT max(height) AS h FROM blocks');
+  return row?.h ?? 0;
+}
+
+export async function ensureLabelsTable(db: Db): Promise<void> {
+  await db.exec(readSql(import.meta.url, 'labels.sql'));
+}
+
+export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<AnalyzeResult> {
+  const log = opts.log ?? (() => undefined);
+  const params: AnalysisParams = { ...DEFAULT_PARAMS, ...(opts.tolerance ? { tol: opts.tolerance } : {}), ...opts.params };
+  await ensureLabelsTable(db);
+  const height = await asOfHeight(db);
+  const updatedAt = opts.now ?? Math.floor(Date.now() / 1000);
+  const values: Record<string, number> = { ...params, as_of_height: height, now: updatedAt };
+  const steps: { step: string; ms: number }[] = [];
+  let clusterIterations = 0;
+
+  const result = await db.transaction(async () => {
+    for (const step of STEPS) {
+      const started = performance.now();
+      await db.exec(bindSql(readSql(import.meta.url, `${step}.sql`), values));
+      if (step === '06_a_clusters') clusterIterations = await runClusters(db, values);
+      const ms = Math.round(performance.now() - started);
+      steps.push({ step, ms });
+      log(`analyze: ${step} ${ms} ms`);
+      await opts.onStep?.(step);
+    }
+    const counts = await db.one<{ links: bigint; high: bigint }>(
+      'SELECT count(*) AS links, count(*) FILTER (WHERE confidence >= 0.9) AS high FROM a_links');
+    return { links: Number(counts?.links ?? 0), highConfidenceLinks: Number(counts?.high ?? 0) };
+  });
+  await dropWorkTables(db);
+  log(`analyze: as of height ${height}: ${result.links} links (${result.highConfidenceLinks} at confidence >= 0.9)`);
+  return { asOfHeight: height, updatedAt, ...result, clusterIterations, steps };
+}
+
+/** Label propagation until no address changes its cluster label; returns the iterations used. */
+async function runClusters(db: Db, values: Record<string, number>): Promise<number> {
+  const step = bindSql(readSql(import.meta.url, '06_a_clusters_step.sql'), values);
+  for (let iteration = 1; iteration <= MAX_CLUSTER_ITERATIONS; iteration++) {
+    await db.exec(step);
+    const changed = await db.one<{ n: bigint }>(
+      'SELECT count(*) AS n FROM w_cluster_next n JOIN w_cluster_labels l USING (address) WHERE n.label <> l.label');
+    await db.exec('CREATE OR REPLACE TEMP TABLE w_cluster_labels AS SELECT * FROM w_cluster_next');
+    if (Number(changed?.n ?? 0) === 0) {
+      await db.exec(bindSql(readSql(import.meta.url, '06_a_clusters_final.sql'), values));
+      return iteration;
+    }
+  }
+  throw new Error(`wallet clustering did not converge in ${MAX_CLUSTER_ITERATIONS} iterations; the co-spend graph is unusually deep — report this with the database`);
+}
+
+async function dropWorkTables(db: Db): Promise<void> {
+  const rows = await db.all<{ name: string }>(
+    "SELECT table_name AS name FROM duckdb_tables() WHERE temporary AND table_name LIKE 'w\\_%' ESCAPE '\\'");
+  for (const { name } of rows) await db.exec(`DROP TABLE IF EXISTS "${name}"`);
+}
