@@ -1,5 +1,6 @@
 import type { Litoshi } from '../domain/amount.js';
 import type { NetworkParams } from '../domain/network.js';
+import type { VerboseBlockJson } from './parse.js';
 
 /** What the scanner needs from a chain: a Litecoin Core node over RPC, or the simulated chain. */
 export interface ChainSource {
@@ -12,6 +13,8 @@ export interface ChainSource {
   rawBlocks(hashes: readonly string[]): Promise<Uint8Array[]>;
   /** Raw serialized transactions (getrawtransaction <txid> false; needs -txindex on a node). */
   rawTransactions(txids: readonly string[]): Promise<Uint8Array[]>;
+  /** Fallback for blocks the raw parser rejects: the node's own `getblock <hash> 2` answers (RPC only). */
+  verboseBlocks?(hashes: readonly string[]): Promise<VerboseBlockJson[]>;
   close(): Promise<void>;
 }
 

@@ -1,0 +1,363 @@
+/**
+ * The scan loop: chain source → parsed blocks → DuckDB base tables.
+ *
+ * One DuckDB transaction per batch of blocks stores the rows and moves
+ * meta.cursor_height, so a killed scan leaves only whole batches. Reorgs are
+ * found by comparing stored hashes with the node's and undone down to the
+ * common ancestor before scanning on. The next batches are fetched and parsed
+ * while the current one is stored (a bounded prefetch queue).
+ */
+import type { DuckDBAppender } from '@duckdb/node-api';
+import type { Litoshi } from '../domain/amount.js';
+import type { NetworkParams } from '../domain/network.js';
+import { NetworkMismatchError, NodeSyncingError, ChainSourceError } from '../chain/errors.js';
+import { blockFromVerboseJson, parseBlock, parseTransaction, ParseError, type RawTx } from '../chain/parse.js';
+import type { ChainSource, ParsedBlock, PeginInput, TxOutput } from '../chain/types.js';
+import { silentProgress, type Progress } from '../progress.js';
+import { readSql, type Db } from './db.js';
+
+export interface ScanOptions {
+  /** Highest height to scan (default: the node's tip). */
+  to?: number;
+  progress?: Progress;
+  log?: (line: string) => void;
+  /** Blocks per DuckDB transaction (default 100). */
+  batchBlocks?: number;
+}
+
+export interface ScanResult {
+  fromHeight: number;
+  toHeight: number;
+  blocks: number;
+  pegins: number;
+  pegouts: number;
+  /** Blocks removed because the node's chain no longer contains them. */
+  reorgDepth: number;
+}
+
+const DEFAULT_BATCH_BLOCKS = 100;
+/** Batches fetched and parsed ahead of the one being stored. */
+const PREFETCH_BATCHES = 2;
+/** Previous transactions of peg-in inputs kept across batches. */
+const TX_CACHE_SIZE = 20_000;
+
+const DELETE_ABOVE = readSql(import.meta.url, 'scan-delete-above.sql');
+const PEGIN_SOURCES = readSql(import.meta.url, 'scan-pegin-sources.sql');
+const STORED_HASHES = readSql(import.meta.url, 'scan-stored-hashes.sql');
+const COUNT_FROM = readSql(import.meta.url, 'scan-counts.sql');
+
+/** A chain reorganised under a running scan: the loop finds the fork point and continues. */
+class ChainMovedError extends Error {}
+
+interface FetchedBlock {
+  height: number;
+  block: ParsedBlock;
+  /** Transactions of raw-parsed blocks (verbose-fallback blocks have none). */
+  txs: RawTx[];
+}
+
+interface Batch { from: number; to: number; blocks: FetchedBlock[] }
+
+export async function scanChain(db: Db, source: ChainSource, opts: ScanOptions = {}): Promise<ScanResult> {
+  const log = opts.log ?? (() => undefined);
+  const progress = opts.progress ?? silentProgress;
+  const batchBlocks = Math.max(1, opts.batchBlocks ?? DEFAULT_BATCH_BLOCKS);
+  const network = source.network;
+
+  const info = await source.info();
+  const expectedChain = network.nodeChain ?? 'sim';
+  if (info.chain !== expectedChain) {
+    throw new NetworkMismatchError(`the node is on chain "${info.chain}" but --network is ${network.name} (expects "${expectedChain}"); `
+      + `pass --network ${networkForChain(info.chain)} or point --rpc-url at a ${network.name} node`);
+  }
+  if (info.initialBlockDownload) {
+    throw new NodeSyncingError(`the node is still in initial block download (blocks ${info.blocks}/${info.headers}); `
+      + 'try again when getblockchaininfo shows initialblockdownload false');
+  }
+  await claimDatabase(db, network, info.mwebActivationHeight, info.chain === 'sim' ? 'sim' : 'rpc');
+
+  const activation = info.mwebActivationHeight;
+  let cursor = Math.max(activation - 1, Number((await db.getMeta('cursor_height')) ?? activation - 1));
+  await db.transaction(() => execEach(db, DELETE_ABOVE, [cursor]));
+
+  let reorgDepth = 0;
+  const tip = Math.min(info.blocks, opts.to ?? Number.POSITIVE_INFINITY);
+  const fork = await findFork(db, source, cursor, activation, info.blocks);
+  if (fork < cursor) {
+    log(`reorg: stored blocks ${fork + 1}..${cursor} are no longer on the node's chain; removing them`);
+    await rewind(db, fork);
+    reorgDepth += cursor - fork;
+    cursor = fork;
+  }
+
+  let fromHeight = cursor + 1;
+  if (fromHeight > tip) return { fromHeight, toHeight: cursor, blocks: 0, pegins: 0, pegouts: 0, reorgDepth };
+
+  const cache = new TxCache(TX_CACHE_SIZE);
+  let lastHash = await storedHash(db, cursor);
+  progress.start('scan', tip - cursor, 'blocks');
+  let done = 0;
+  try {
+    let next = cursor + 1;
+    const queue: Promise<Batch>[] = [];
+    const fill = (): void => {
+      while (queue.length < PREFETCH_BATCHES + 1 && next <= tip) {
+        const to = Math.min(tip, next + batchBlocks - 1);
+        const pending = fetchBatch(source, next, to);
+        pending.catch(() => undefined); // awaited in order below; dropped batches must not crash the process
+        queue.push(pending);
+        next = to + 1;
+      }
+    };
+    fill();
+    while (queue.length > 0) {
+      const batch = await queue.shift()!;
+      try {
+        checkLinks(batch, lastHash);
+        const inputs = await resolveInputs(batch, source, cache);
+        await storeBatch(db, batch, inputs);
+      } catch (err) {
+        if (!(err instanceof ChainMovedError)) throw err;
+        queue.length = 0;
+        const currentTip = (await source.info()).blocks;
+        const forkHeight = await findFork(db, source, batch.from - 1, activation, currentTip);
+        log(`reorg during scan at height ${batch.from}: rewinding to ${forkHeight}`);
+        await rewind(db, forkHeight);
+        reorgDepth += batch.from - 1 - forkHeight;
+        fromHeight = Math.min(fromHeight, forkHeight + 1);
+        done = Math.max(0, done - (batch.from - 1 - forkHeight));
+        next = forkHeight + 1;
+        lastHash = await storedHash(db, forkHeight);
+        fill();
+        continue;
+      }
+      lastHash = batch.blocks.at(-1)!.block.hash;
+      done += batch.blocks.length;
+      progress.update(done);
+      fill();
+    }
+  } finally {
+    progress.stop();
+  }
+  const counts = await db.one<{ blocks: bigint; pegins: bigint; pegouts: bigint; top: number | null }>(COUNT_FROM, [fromHeight]);
+  return {
+    fromHeight,
+    toHeight: counts?.top ?? fromHeight - 1,
+    blocks: Number(counts?.blocks ?? 0),
+    pegins: Number(counts?.pegins ?? 0),
+    pegouts: Number(counts?.pegouts ?? 0),
+    reorgDepth,
+  };
+}
+
+function networkForChain(chain: string): string {
+  return ({ main: 'mainnet', test: 'testnet', regtest: 'regtest', sim: 'sim' } as Record<string, string>)[chain] ?? chain;
+}
+
+/** A database belongs to one network and one MWEB activation height; refuse to mix. */
+async function claimDatabase(db: Db, network: NetworkParams, activation: number, sourceKind: string): Promise<void> {
+  const storedNetwork = await db.getMeta('network');
+  if (storedNetwork !== undefined && storedNetwork !== network.name) {
+    throw new NetworkMismatchError(`database ${db.path} holds ${storedNetwork} data, not ${network.name}; `
+      + `use --db with another file for ${network.name} (default data/${network.name}.duckdb)`);
+  }
+  const storedActivation = await db.getMeta('mweb_activation_height');
+  if (storedActivation !== undefined && Number(storedActivation) !== activation) {
+    throw new NetworkMismatchError(`database ${db.path} was scanned from a chain with MWEB active from ${storedActivation}, `
+      + `this source says ${activation}: it is another chain; use a fresh --db`);
+  }
+  await db.transaction(async () => {
+    await db.setMeta('network', network.name);
+    await db.setMeta('mweb_activation_height', String(activation));
+    await db.setMeta('source', sourceKind);
+  });
+}
+
+async function execEach(db: Db, sql: string, params: number[]): Promise<void> {
+  for (const statement of sql.split(/;\s*(?:\n|$)/)) {
+    const body = statement.replace(/^\s*--.*$/gm, '').trim();
+    if (body) await db.exec(body, params);
+  }
+}
+
+async function storedHash(db: Db, height: number): Promise<string | null> {
+  const row = await db.one<{ hash: string }>('SELECT hash FROM blocks WHERE height = $1', [height]);
+  return row?.hash ?? null;
+}
+
+/** Deletes everything above `height` and moves the cursor there, in one transaction. */
+async function rewind(db: Db, height: number): Promise<void> {
+  await db.transaction(async () => {
+    await execEach(db, DELETE_ABOVE, [height]);
+    await db.setMeta('cursor_height', String(height));
+  });
+}
+
+/**
+ * Highest stored height whose hash the node still has at that height: the
+ * common ancestor. Windows grow ×4 so a deep reorg costs few round trips.
+ */
+async function findFork(db: Db, source: ChainSource, cursor: number, activation: number, nodeTip: number): Promise<number> {
+  let top = cursor;
+  let window = 16;
+  while (top >= activation) {
+    const low = Math.max(activation, top - window + 1);
+    const stored = await db.all<{ height: number; hash: string }>(STORED_HASHES, [low, top]);
+    const heights = stored.map((row) => row.height).filter((h) => h <= nodeTip);
+    const nodeHashes = new Map<number, string>();
+    const hashes = await source.blockHashes(heights);
+    heights.forEach((h, i) => nodeHashes.set(h, hashes[i]!));
+    for (const row of stored) {
+      if (nodeHashes.get(row.height) === row.hash) return row.height;
+    }
+    top = low - 1;
+    window *= 4;
+  }
+  return activation - 1;
+}
+
+async function fetchBatch(source: ChainSource, from: number, to: number): Promise<Batch> {
+  const heights = Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  const hashes = await source.blockHashes(heights);
+  const raws = await source.rawBlocks(hashes);
+  const blocks: FetchedBlock[] = [];
+  for (let i = 0; i < heights.length; i++) {
+    const height = heights[i]!;
+    const hash = hashes[i]!;
+    try {
+      const block = parseBlock(raws[i]!, source.network);
+      if (block.hash !== hash) throw new ParseError(`block at height ${height} hashes to ${block.hash}, the node said ${hash}`);
+      if (block.mweb && block.mweb.height !== height) throw new ParseError(`block ${hash} at height ${height} carries an MWEB header for height ${block.mweb.height}`);
+      blocks.push({ height, block, txs: block.txs });
+    } catch (err) {
+      if (!(err instanceof ParseError) || !source.verboseBlocks) throw err;
+      // Verbosity 2 is slow but is the node's own reading of the block.
+      const [json] = await source.verboseBlocks([hash]);
+      blocks.push({ height, block: blockFromVerboseJson(json!, source.network), txs: [] });
+    }
+  }
+  return { from, to, blocks };
+}
+
+/** Each block must extend the one before it; otherwise the chain moved since the hashes were read. */
+function checkLinks(batch: Batch, lastHash: string | null): void {
+  let prev = lastHash;
+  for (const { block, height } of batch.blocks) {
+    if (prev !== null && block.prevHash !== prev) throw new ChainMovedError(`block ${block.hash} at ${height} does not extend ${prev}`);
+    prev = block.hash;
+  }
+}
+
+/** Previous outputs of every peg-in transaction's inputs: from this batch, the cache, or the node. */
+async function resolveInputs(batch: Batch, source: ChainSource, cache: TxCache): Promise<PeginInput[]> {
+  const inBatch = new Map<string, readonly TxOutput[]>();
+  for (const { txs } of batch.blocks) for (const tx of txs) inBatch.set(tx.txid, tx.outputs);
+  const lookup = (txid: string): readonly TxOutput[] | undefined => inBatch.get(txid) ?? cache.get(txid);
+
+  const peginTxs = new Map<string, ParsedBlock['pegins'][number]>();
+  for (const { block } of batch.blocks) for (const pegin of block.pegins) if (!peginTxs.has(pegin.txid)) peginTxs.set(pegin.txid, pegin);
+
+  const missing = new Set<string>();
+  for (const pegin of peginTxs.values()) {
+    for (const input of pegin.inputs) if (input.prevTxid !== null && !lookup(input.prevTxid)) missing.add(input.prevTxid);
+  }
+  if (missing.size > 0) {
+    const txids = [...missing];
+    const raws = await source.rawTransactions(txids);
+    raws.forEach((raw, i) => {
+      const tx = parseTransaction(raw, source.network);
+      if (tx.txid !== txids[i]) throw new ChainSourceError(`getrawtransaction ${txids[i]} returned transaction ${tx.txid}`);
+      cache.set(tx.txid, tx.outputs.map(plainOutput));
+    });
+  }
+
+  const rows: PeginInput[] = [];
+  for (const pegin of peginTxs.values()) {
+    pegin.inputs.forEach((input, n) => {
+      if (input.prevTxid === null) return;
+      const prev = lookup(input.prevTxid)?.[input.prevVout];
+      if (!prev) throw new ChainSourceError(`peg-in ${pegin.txid} spends ${input.prevTxid}:${input.prevVout}, which the source does not have`);
+      rows.push({ peginTxid: pegin.txid, n, prevTxid: input.prevTxid, prevVout: input.prevVout, address: prev.address, value: prev.value });
+    });
+  }
+  return rows;
+}
+
+/** Cached outputs are plain values, so they do not keep the whole raw transaction alive. */
+function plainOutput(out: TxOutput): TxOutput {
+  return { n: out.n, value: out.value, scriptHex: '', type: out.type, address: out.address };
+}
+
+/** A small LRU over transaction outputs (Map keeps insertion order). */
+class TxCache {
+  private readonly map = new Map<string, readonly TxOutput[]>();
+  constructor(private readonly capacity: number) {}
+  get(txid: string): readonly TxOutput[] | undefined {
+    const value = this.map.get(txid);
+    if (value !== undefined) { this.map.delete(txid); this.map.set(txid, value); }
+    return value;
+  }
+  set(txid: string, outputs: readonly TxOutput[]): void {
+    this.map.delete(txid);
+    this.map.set(txid, outputs);
+    if (this.map.size > this.capacity) this.map.delete(this.map.keys().next().value!);
+  }
+}
+
+type Cell = number | string | null;
+type Kind = 'int' | 'bigint' | 'varchar';
+
+const BLOCK_COLUMNS: Kind[] = ['int', 'varchar', 'varchar', 'bigint', 'int', 'bigint', 'varchar', 'int', 'int', 'bigint', 'bigint', 'bigint', 'int', 'varchar', 'varchar'];
+const PEGIN_COLUMNS: Kind[] = ['varchar', 'int', 'int', 'bigint', 'bigint', 'varchar', 'int', 'varchar'];
+const INPUT_COLUMNS: Kind[] = ['varchar', 'int', 'int', 'varchar', 'int', 'varchar', 'bigint'];
+const PEGOUT_COLUMNS: Kind[] = ['varchar', 'int', 'int', 'bigint', 'bigint', 'varchar', 'varchar'];
+
+const sum = (values: Litoshi[]): Litoshi => values.reduce((a, b) => a + b, 0);
+
+/** One transaction: the batch's rows, the peg-in sources, the cursor. */
+async function storeBatch(db: Db, batch: Batch, inputs: PeginInput[]): Promise<void> {
+  const heightOf = new Map<string, number>();
+  const blockRows: Cell[][] = [], peginRows: Cell[][] = [], pegoutRows: Cell[][] = [];
+  const inputCount = new Map<string, number>();
+  for (const { block } of batch.blocks) for (const p of block.pegins) inputCount.set(p.txid, p.inputs.length);
+  for (const { height, block: b } of batch.blocks) {
+    blockRows.push([height, b.hash, b.prevHash, b.time, b.txCount, b.supply, b.hogexTxid, b.pegins.length, b.pegouts.length,
+      sum(b.pegins.map((p) => p.amount)), sum(b.pegouts.map((p) => p.amount)), b.mweb?.numTxos ?? null, b.mweb?.numKernels ?? null,
+      b.coinbase.address, b.coinbase.tag]);
+    for (const p of b.pegins) {
+      heightOf.set(p.txid, height);
+      peginRows.push([p.txid, p.vout, height, b.time, p.amount, p.kernelId, inputCount.get(p.txid)!, null]);
+    }
+    for (const p of b.pegouts) pegoutRows.push([p.txid, p.vout, height, b.time, p.amount, p.address, p.scriptHex]);
+  }
+  const inputRows: Cell[][] = inputs.map((i) => [i.peginTxid, i.n, heightOf.get(i.peginTxid)!, i.prevTxid, i.prevVout, i.address, i.value]);
+
+  await db.transaction(async () => {
+    await append(db, 'blocks', BLOCK_COLUMNS, blockRows);
+    await append(db, 'pegins', PEGIN_COLUMNS, peginRows);
+    await append(db, 'pegin_inputs', INPUT_COLUMNS, inputRows);
+    await append(db, 'pegouts', PEGOUT_COLUMNS, pegoutRows);
+    if (peginRows.length > 0) await db.exec(PEGIN_SOURCES, [batch.from, batch.to]);
+    await db.setMeta('cursor_height', String(batch.to));
+  });
+}
+
+async function append(db: Db, table: string, kinds: Kind[], rows: Cell[][]): Promise<void> {
+  if (rows.length === 0) return;
+  const appender: DuckDBAppender = await db.conn.createAppender(table);
+  try {
+    for (const row of rows) {
+      kinds.forEach((kind, i) => {
+        const cell = row[i];
+        if (cell === null || cell === undefined) appender.appendNull();
+        else if (kind === 'varchar') appender.appendVarchar(cell as string);
+        else if (kind === 'int') appender.appendInteger(cell as number);
+        else appender.appendBigInt(BigInt(cell));
+      });
+      appender.endRow();
+    }
+    appender.flushSync();
+  } finally {
+    appender.closeSync();
+  }
+}
