@@ -79,6 +79,8 @@ export interface AnalyzeResult {
   updatedAt: number;
   links: number;
   highConfidenceLinks: number;
+  /** Peg-in/peg-out pairs the link step expanded (bounded by max_join per peg-out). */
+  candidatePairs: number;
   clusterIterations: number;
   steps: { step: string; ms: number }[];
 }
@@ -132,9 +134,13 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
       log(`analyze: ${step} ${ms} ms`);
       await opts.onStep?.(step);
     }
-    const counts = await db.one<{ links: bigint; high: bigint }>(
-      'SELECT count(*) AS links, count(*) FILTER (WHERE confidence >= 0.9) AS high FROM a_links');
-    return { links: Number(counts?.links ?? 0), highConfidenceLinks: Number(counts?.high ?? 0) };
+    const counts = await db.one<{ links: bigint; high: bigint; pairs: bigint }>(
+      'SELECT count(*) AS links, count(*) FILTER (WHERE confidence >= 0.9) AS high, (SELECT count(*) FROM w_pairs) AS pairs FROM a_links');
+    return {
+      links: Number(counts?.links ?? 0),
+      highConfidenceLinks: Number(counts?.high ?? 0),
+      candidatePairs: Number(counts?.pairs ?? 0),
+    };
   });
   await dropWorkTables(db);
   log(`analyze: as of height ${height}: ${result.links} links (${result.highConfidenceLinks} at confidence >= 0.9)`);

@@ -1,0 +1,186 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { analyze, ensureLabelsTable } from '../src/analysis/analyze.js';
+import { Db } from '../src/store/db.js';
+import { COIN, insertChain, txid } from './helpers/analysis-fixture.js';
+
+/** The link model of docs/methodology.md, written out independently of the SQL. */
+function expectedWeight(diff: number, gap: number, horizon: number, candidates: number): number {
+  const rate = (e: number) => (e < 31 ? 0 : (1 / 10) / (1 + e / 32.5 / 10) ** 2 / 32.5);
+  const fee = 0.95 * (0.85 * rate(diff - 6100) + 0.1 * rate(diff - 10000) + 0.04 * rate(diff - 13900) + 0.01 * rate(diff - 17800)) + 0.05 / 200_000;
+  const gapDensity = 1 / ((gap + 6) * Math.log((Math.max(horizon, gap) + 6) / 7));
+  return (0.5 * fee * gapDensity * 200_000 * horizon) / candidates;
+}
+
+let db: Db | undefined;
+afterEach(() => { db?.close(); db = undefined; });
+
+async function fresh(): Promise<Db> {
+  db = await Db.open(':memory:');
+  return db;
+}
+
+describe('round-trip links', () => {
+  it('links a unique round trip with the confidence of the model and its reasons', async () => {
+    const d = await fresh();
+    await insertChain(d, 300, [{ txid: txid('unique'), height: 110, amount: 123_456_789, inputs: ['A1'] }],
+      [{ txid: txid('hog150'), vout: 1, height: 150, amount: 123_456_789 - 6_410, address: 'B1' }]);
+    const result = await analyze(d, { now: 1_700_000_000 });
+    expect(result.links).toBe(1);
+    const links = await d.all('SELECT * FROM a_links');
+    const w = expectedWeight(6_410, 40, 150 - 110 + 1, 1);
+    const share = w / (0.5 + w);
+    expect(links).toEqual([expect.objectContaining({
+      pegout_txid: txid('hog150'), pegout_vout: 1, pegin_txid: txid('unique'), pegin_vout: 0,
+      amount_diff: 6410n, block_gap: 40, candidate_count: 1n, competitor_count: 0n,
+      confidence: Math.round(share * share * 1e4) / 1e4,
+    })]);
+    expect(links[0]!.confidence).toBeGreaterThan(0.9);
+    const reasons = links[0]!.reasons as string[];
+    expect(reasons[0]).toMatch(/amount difference 6410 litoshi: fits a direct round trip/);
+    expect(reasons[1]).toBe('1 candidate peg-in(s) in the window [1.23450379, 1.23650379]');
+    expect(reasons[3]).toBe('block gap 40 (about 1.7 hours)');
+    expect(await d.all('SELECT key, value FROM a_meta ORDER BY key')).toEqual([
+      { key: 'as_of_height', value: '300' }, { key: 'network', value: 'sim' }, { key: 'updated_at', value: '1700000000' },
+    ]);
+  });
+
+  it('splits confidence between two candidates, and a fee-shaped difference beats an odd one', async () => {
+    const d = await fresh();
+    await insertChain(d, 300, [
+      { txid: txid('fits'), height: 120, amount: 55_000_000 + 6_410, inputs: ['F1'] },
+      { txid: txid('odd'), height: 121, amount: 55_000_000 + 150_000, inputs: ['F2'] },
+    ], [{ txid: txid('hog'), vout: 1, height: 160, amount: 55_000_000, address: 'B1' }]);
+    await analyze(d);
+    const links = await d.all<{ pegin_txid: string; candidate_count: bigint; confidence: number }>(
+      'SELECT pegin_txid, candidate_count, confidence FROM a_links ORDER BY confidence DESC');
+    // The odd candidate's share is below the 0.01 reporting floor, so only the fee-shaped one is listed.
+    expect(links.map((l) => [l.pegin_txid, l.candidate_count])).toEqual([[txid('fits'), 2n]]);
+    const h = 160 - 120 + 1;
+    const wFit = expectedWeight(6_410, 40, h, 2), wOdd = expectedWeight(150_000, 39, h, 2);
+    expect(wOdd / (0.5 + wFit + wOdd)).toBeLessThan(0.01);
+    expect(links[0]!.confidence).toBeCloseTo((wFit / (0.5 + wFit + wOdd)) * (wFit / (0.5 + wFit)), 4);
+  });
+
+  it('never reports a common amount', async () => {
+    const d = await fresh();
+    await insertChain(d, 300, [1, 2, 3].map((n) => ({ txid: txid(`round${n}`), height: 100 + n, amount: COIN, inputs: [`R${n}`] })),
+      [{ txid: txid('hog'), vout: 1, height: 160, amount: COIN - 6_410, address: 'B2' }]);
+    const result = await analyze(d);
+    expect(result.candidatePairs).toBe(3);
+    expect(result.links).toBe(0);
+  });
+
+  it('does not expand 100,000 peg-ins of 1.0 against 100,000 peg-outs just below into pairs', async () => {
+    const d = await fresh();
+    await d.exec(`INSERT INTO pegins SELECT 'in' || range, 0, 100 + range // 100, 0, ${COIN}, 'k', 1, 'a' || range FROM range(100000)`);
+    await d.exec(`INSERT INTO pegouts SELECT 'out' || range, 1, 1200 + range // 100, 0, ${COIN - 6_410}, 'b' || range, '00' FROM range(100000)`);
+    await d.exec(`INSERT INTO pegins VALUES ('lonely', 0, 1500, 0, 777777777, 'k', 1, 'L1')`);
+    await d.exec(`INSERT INTO pegouts VALUES ('lonely-out', 1, 1600, 0, ${777777777 - 6_410}, 'L2', '00')`);
+    await d.setMeta('cursor_height', '3000');
+    const result = await analyze(d);
+    expect(result.candidatePairs).toBe(1);
+    expect(result.links).toBe(1);
+    const stats = Object.fromEntries((await d.all<{ key: string; value: string }>('SELECT * FROM a_stats')).map((r) => [r.key, r.value]));
+    expect(stats.total_pegins).toBe('100001');
+    expect(stats.linkable_pegouts).toBe('1');
+  });
+});
+
+describe('reuse, clusters and attribution', () => {
+  async function scenario(d: Db) {
+    await insertChain(d, 400, [
+      { txid: txid('sanct'), height: 110, amount: 300_000_000, inputs: ['S1', 'S2'] },
+      { txid: txid('exch'), height: 111, amount: 400_000_000, inputs: ['X1', 'X2'] },
+      { txid: txid('exch2'), height: 112, amount: 410_000_000, inputs: ['X2', 'X3'] },
+      { txid: txid('reuse'), height: 120, amount: 777_000_000, inputs: ['C1'] },
+    ], [
+      { txid: txid('hog-reuse'), vout: 1, height: 170, amount: 250_000_000, address: 'C1' },
+      { txid: txid('hog-sanct'), vout: 1, height: 180, amount: 300_000_000 - 6_410, address: 'D1' },
+    ]);
+    await ensureLabelsTable(d);
+    await d.exec(`INSERT INTO labels VALUES ('S1', 'Bad Actor', 'sanctioned', 1.0, 'test', 0), ('X1', 'BigExchange', 'exchange', 0.9, 'test', 0)`);
+  }
+
+  it('records a peg-out to an address that funded a peg-in', async () => {
+    const d = await fresh();
+    await scenario(d);
+    await analyze(d);
+    expect(await d.all('SELECT * FROM a_reuse')).toEqual([
+      { address: 'C1', pegin_txid: txid('reuse'), pegin_vout: 0, pegout_txid: txid('hog-reuse'), pegout_vout: 1 },
+    ]);
+    const score = await d.one<{ privacy_score: number; reasons: string[] }>('SELECT * FROM a_pegin_scores WHERE txid = $1', [txid('reuse')]);
+    expect(score?.reasons).toContain('a funding address also received a peg-out (address reuse): −25');
+  });
+
+  it('clusters co-spent addresses transitively under the smallest address', async () => {
+    const d = await fresh();
+    await scenario(d);
+    const result = await analyze(d);
+    expect(await d.all('SELECT address, cluster_id, cluster_size FROM a_clusters ORDER BY address')).toEqual([
+      { address: 'C1', cluster_id: 'C1', cluster_size: 1n },
+      { address: 'S1', cluster_id: 'S1', cluster_size: 2n },
+      { address: 'S2', cluster_id: 'S1', cluster_size: 2n },
+      { address: 'X1', cluster_id: 'X1', cluster_size: 3n },
+      { address: 'X2', cluster_id: 'X1', cluster_size: 3n },
+      { address: 'X3', cluster_id: 'X1', cluster_size: 3n },
+    ]);
+    expect(result.clusterIterations).toBeGreaterThan(0);
+  });
+
+  it('propagates an exchange label across its cluster but never a sanctioned one', async () => {
+    const d = await fresh();
+    await scenario(d);
+    await analyze(d);
+    expect(await d.all('SELECT address, entity, category, via, confidence, cluster_id FROM a_attribution ORDER BY address')).toEqual([
+      { address: 'S1', entity: 'Bad Actor', category: 'sanctioned', via: 'direct', confidence: 1, cluster_id: 'S1' },
+      { address: 'X1', entity: 'BigExchange', category: 'exchange', via: 'direct', confidence: 0.9, cluster_id: 'X1' },
+      { address: 'X2', entity: 'BigExchange', category: 'exchange', via: 'cluster', confidence: 0.72, cluster_id: 'X1' },
+      { address: 'X3', entity: 'BigExchange', category: 'exchange', via: 'cluster', confidence: 0.72, cluster_id: 'X1' },
+    ]);
+  });
+
+  it('carries sanctioned funding risk through a confident link into the peg-out risk score', async () => {
+    const d = await fresh();
+    await scenario(d);
+    await analyze(d);
+    const link = await d.one<{ confidence: number }>('SELECT confidence FROM a_links WHERE pegout_txid = $1', [txid('hog-sanct')]);
+    const score = await d.one<{ risk_score: number; traceability: number }>('SELECT * FROM a_pegout_scores WHERE txid = $1', [txid('hog-sanct')]);
+    expect(score?.traceability).toBe(link?.confidence);
+    expect(score?.risk_score).toBe(Math.min(100, Math.round(100 * link!.confidence + 10 * link!.confidence)));
+    expect(score!.risk_score).toBeGreaterThanOrEqual(70);
+    const stats = await d.one<{ value: string }>("SELECT value FROM a_stats WHERE key = 'high_risk_pegouts'");
+    expect(stats?.value).toBe('1');
+  });
+
+  it('labels coinbase payout addresses as mining pools by their tag', async () => {
+    const d = await fresh();
+    await insertChain(d, 10, [], []);
+    await d.exec("UPDATE blocks SET coinbase_address = 'M1', coinbase_tag = '/ViaBTC/Mined by x/' WHERE height <= 4");
+    await d.exec("UPDATE blocks SET coinbase_address = 'M2', coinbase_tag = NULL WHERE height IN (5, 6, 7)");
+    await d.exec("UPDATE blocks SET coinbase_address = 'M3' WHERE height = 8");
+    await analyze(d);
+    expect(await d.all('SELECT address, entity, category, confidence, source FROM a_labels ORDER BY address')).toEqual([
+      { address: 'M1', entity: 'ViaBTC', category: 'pool', confidence: 0.9, source: 'coinbase' },
+      { address: 'M2', entity: 'unnamed pool', category: 'pool', confidence: 0.6, source: 'coinbase' },
+    ]);
+  });
+});
+
+describe('multi-hop follow', () => {
+  it('follows three round trips with the product of their confidences and never revisits an address', async () => {
+    const d = await fresh();
+    const amounts = [311_111_111, 322_222_222, 333_333_333, 344_444_444];
+    const addresses = ['H1', 'H2', 'H3', 'H4', 'H2'];
+    await insertChain(d, 600,
+      amounts.map((amount, i) => ({ txid: txid(`hop${i}`), height: 100 + i * 100, amount, inputs: [addresses[i]!] })),
+      amounts.map((amount, i) => ({ txid: txid(`hog${i}`), vout: 1, height: 150 + i * 100, amount: amount - 6_410, address: addresses[i + 1]! })));
+    await analyze(d);
+    const chain = await d.all<{ hop: number; from_address: string; to_address: string; confidence: number; cumulative_confidence: number }>(
+      "SELECT hop, from_address, to_address, confidence, cumulative_confidence FROM a_follow WHERE start_address = 'H1' ORDER BY hop");
+    expect(chain.map((h) => [h.hop, h.from_address, h.to_address])).toEqual([[1, 'H1', 'H2'], [2, 'H2', 'H3'], [3, 'H3', 'H4']]);
+    const product = chain[0]!.confidence * chain[1]!.confidence * chain[2]!.confidence;
+    expect(chain[2]!.cumulative_confidence).toBeCloseTo(product, 6);
+    expect(chain[1]!.cumulative_confidence).toBeCloseTo(chain[0]!.confidence * chain[1]!.confidence, 6);
+    expect(product).toBeGreaterThan(0.7);
+  });
+});
