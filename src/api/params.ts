@@ -78,3 +78,12 @@ export const ENDPOINTS: Record<EndpointName, EndpointSpec> = {
 };
 
 export const API_VERSION = '1';
+
+/** Bounds and default of a numeric parameter, for code that slices precomputed lists. */
+export function numericParam(endpoint: EndpointName, name: string): { min: number; max: number; default: number } {
+  const param = ENDPOINTS[endpoint].params.find((p) => p.name === name);
+  if (!param || (param.kind !== 'int' && param.kind !== 'number') || param.default === undefined) {
+    throw new Error(`${endpoint} declares no numeric parameter "${name}" with a default`);
+  }
+  return { min: param.min, max: param.max, default: param.default };
+}

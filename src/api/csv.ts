@@ -1,0 +1,22 @@
+import { stringify } from 'csv-stringify/sync';
+
+export type CsvCell = string | number | null | undefined;
+
+/** Cells starting with these open a formula in spreadsheets (SPEC §3). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** Prefixes `'` to a cell a spreadsheet would read as a formula. */
+export function guardCell(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
+}
+
+function cellText(value: CsvCell): string {
+  if (value === null || value === undefined) return '';
+  return guardCell(String(value));
+}
+
+/** CSV text with a header row, RFC 4180 quoting and the formula-injection guard. */
+export function toCsv(columns: readonly string[], rows: readonly (readonly CsvCell[])[]): string {
+  const records = rows.map((row) => columns.map((_, i) => cellText(row[i])));
+  return stringify([columns.map(guardCell), ...records], { record_delimiter: '\n' });
+}

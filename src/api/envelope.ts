@@ -1,0 +1,55 @@
+import { API_VERSION } from './params.js';
+import type { NetworkName } from '../domain/network.js';
+import { NETWORKS } from '../domain/network.js';
+
+/** The fields every JSON body starts with (SPEC §3). */
+export interface Envelope {
+  version: typeof API_VERSION;
+  network: NetworkName;
+  unit: 'LTC' | 'tLTC' | 'rLTC';
+  as_of_height: number;
+  updated_at: number;
+}
+
+/** The analysis a document was computed from. */
+export interface AnalysisStamp {
+  network: NetworkName;
+  as_of_height: number;
+  updated_at: number;
+}
+
+export function envelopeOf(stamp: AnalysisStamp): Envelope {
+  return {
+    version: API_VERSION,
+    network: stamp.network,
+    unit: NETWORKS[stamp.network].unit,
+    as_of_height: stamp.as_of_height,
+    updated_at: stamp.updated_at,
+  };
+}
+
+/** A full document: the envelope followed by the endpoint's fields. */
+export function document<T extends object>(stamp: AnalysisStamp, fields: T): Envelope & T {
+  return { ...envelopeOf(stamp), ...fields };
+}
+
+/**
+ * The same document as text, for a body that DuckDB already rendered as JSON:
+ * `{<envelope>, "<key>": <bodyJson>}`. Byte-identical to
+ * `JSON.stringify(document(stamp, {[key]: JSON.parse(bodyJson)}))` as long as
+ * the body is compact JSON.
+ */
+export function wrapJson(stamp: AnalysisStamp, key: string, bodyJson: string): string {
+  const head = JSON.stringify(envelopeOf(stamp));
+  return `${head.slice(0, -1)},${JSON.stringify(key)}:${bodyJson}}`;
+}
+
+/** The error body (SPEC §3): a message naming the parameter and the allowed range. */
+export interface ErrorBody {
+  error: string;
+  version: typeof API_VERSION;
+}
+
+export function errorBody(message: string): ErrorBody {
+  return { error: message, version: API_VERSION };
+}

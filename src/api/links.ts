@@ -1,0 +1,48 @@
+import { ENDPOINTS, numericParam } from './params.js';
+import { ref, responseSchema } from './common-schema.js';
+import { document, type AnalysisStamp, type Envelope } from './envelope.js';
+import { toCsv } from './csv.js';
+import { readSql } from '../store/db.js';
+
+export const spec = ENDPOINTS.links;
+/** How many links data/links.json holds: the largest `limit` (SPEC §3). */
+export const TOP_LINKS = numericParam('links', 'limit').max;
+export const DEFAULT_MIN_CONFIDENCE = numericParam('links', 'min_confidence').default;
+export const DEFAULT_LIMIT = numericParam('links', 'limit').default;
+/** Top links in API order; needs nodes.sql's x_attribution. $1 = how many. */
+export const QUERY = readSql(import.meta.url, 'links.sql');
+
+export interface LinkRecord {
+  pegout_txid: string; pegout_vout: number; pegout_height: number; pegout_amount: number;
+  pegout_address: string | null; pegout_entity: string | null; pegout_category: string | null;
+  pegin_txid: string; pegin_vout: number; pegin_height: number; pegin_amount: number;
+  confidence: number; risk_score: number | null; block_gap: number; candidate_count: number; reasons: string[];
+}
+export type LinksDocument = Envelope & { min_confidence: number; count: number; links: LinkRecord[] };
+
+export const schema = responseSchema('links', 'links', {
+  min_confidence: ref('confidence'),
+  count: ref('count'),
+  links: { type: 'array', maxItems: TOP_LINKS, items: ref('link_record') },
+});
+
+/** The document of data/links.json: the top links at min_confidence 0, in API order. */
+export function linksDocument(stamp: AnalysisStamp, top: LinkRecord[]): LinksDocument {
+  return document(stamp, { min_confidence: 0, count: top.length, links: top });
+}
+
+/**
+ * The links answer for any parameters, from the top list: links are ordered by
+ * confidence desc, so those at or above min_confidence are a prefix of it.
+ */
+export function sliceLinks(top: LinksDocument, minConfidence: number, limit: number): LinksDocument {
+  const links = top.links.filter((link) => link.confidence >= minConfidence).slice(0, limit);
+  return { ...top, min_confidence: minConfidence, count: links.length, links };
+}
+
+export function linksCsv(doc: LinksDocument): string {
+  return toCsv(spec.csvColumns ?? [], doc.links.map((l) => [
+    l.confidence, l.risk_score, l.pegout_txid, l.pegout_amount, l.pegout_address, l.pegout_entity,
+    l.pegout_category, l.pegin_txid, l.pegin_amount, l.block_gap, l.candidate_count,
+  ]));
+}

@@ -1,0 +1,73 @@
+-- Peg-in and peg-out nodes as SPEC §3 describes them, one struct per peg,
+-- shared by the trace and block documents.
+
+-- Litoshi → JSON coin number, made from the exact decimal text (never a
+-- float division), so it prints with at most 8 decimals exactly as
+-- JSON.stringify(coinNumber(x)) does.
+CREATE OR REPLACE TEMP MACRO coin_json(x) AS CAST(CASE WHEN x IS NULL THEN 'null'
+  ELSE rtrim(rtrim(printf('%d.%08d', x // 100000000, x % 100000000), '0'), '.') END AS JSON);
+CREATE OR REPLACE TEMP TABLE x_attribution AS
+SELECT address, entity, category,
+  {'entity': entity, 'category': category, 'via': via, 'confidence': confidence, 'cluster_id': cluster_id} AS attribution
+FROM a_attribution
+QUALIFY row_number() OVER (PARTITION BY address ORDER BY confidence DESC, entity) = 1;
+
+CREATE OR REPLACE TEMP TABLE x_pegin_inputs AS
+SELECT i.pegin_txid AS txid,
+  list({'address': i.address, 'value': coin_json(i.value), 'attribution': a.attribution} ORDER BY i.n) AS inputs
+FROM pegin_inputs i LEFT JOIN x_attribution a ON a.address = i.address
+GROUP BY i.pegin_txid;
+
+CREATE OR REPLACE TEMP TABLE x_pegin_links AS
+SELECT l.pegin_txid AS txid, l.pegin_vout AS vout,
+  list({'pegout_txid': l.pegout_txid, 'pegout_vout': l.pegout_vout, 'pegout_amount': coin_json(l.pegout_amount),
+        'pegout_address': l.pegout_address, 'pegout_entity': a.entity, 'pegout_category': a.category,
+        'confidence': l.confidence, 'block_gap': l.block_gap, 'candidate_count': l.candidate_count, 'reasons': l.reasons}
+       ORDER BY l.confidence DESC, l.block_gap, l.pegout_txid, l.pegout_vout) AS links
+FROM a_links l LEFT JOIN x_attribution a ON a.address = l.pegout_address
+GROUP BY l.pegin_txid, l.pegin_vout;
+
+CREATE OR REPLACE TEMP TABLE x_pegout_links AS
+SELECT l.pegout_txid AS txid, l.pegout_vout AS vout,
+  list({'pegin_txid': l.pegin_txid, 'pegin_vout': l.pegin_vout, 'pegin_amount': coin_json(l.pegin_amount),
+        'pegin_height': l.pegin_height, 'confidence': l.confidence, 'block_gap': l.block_gap,
+        'candidate_count': l.candidate_count, 'reasons': l.reasons}
+       ORDER BY l.confidence DESC, l.block_gap, l.pegin_txid, l.pegin_vout) AS links
+FROM a_links l
+GROUP BY l.pegout_txid, l.pegout_vout;
+
+CREATE OR REPLACE TEMP TABLE x_pegin_nodes AS
+SELECT p.txid, p.vout, p.height,
+  {'txid': p.txid, 'vout': p.vout, 'block_height': p.height, 'block_time': p.block_time, 'amount': coin_json(p.amount),
+   'source_address': p.source_address, 'input_count': p.input_count,
+   'inputs': coalesce(i.inputs, []), 'links': coalesce(l.links, []),
+   'score': CASE WHEN s.txid IS NULL THEN NULL ELSE
+     {'privacy_score': s.privacy_score, 'anonymity_set': s.anonymity_set,
+      'max_link_confidence': s.max_link_confidence, 'reasons': s.reasons} END} AS node
+FROM pegins p
+LEFT JOIN x_pegin_inputs i ON i.txid = p.txid
+LEFT JOIN x_pegin_links l ON l.txid = p.txid AND l.vout = p.vout
+LEFT JOIN a_pegin_scores s ON s.txid = p.txid AND s.vout = p.vout;
+
+CREATE OR REPLACE TEMP TABLE x_pegout_nodes AS
+SELECT o.txid, o.vout, o.height, o.address,
+  {'txid': o.txid, 'vout': o.vout, 'block_height': o.height, 'block_time': o.block_time, 'amount': coin_json(o.amount),
+   'address': o.address, 'attribution': a.attribution, 'links': coalesce(l.links, []),
+   'score': CASE WHEN s.txid IS NULL THEN NULL ELSE
+     {'risk_score': s.risk_score, 'dest_category': s.dest_category,
+      'traceability': s.traceability, 'reasons': s.reasons} END} AS node
+FROM pegouts o
+LEFT JOIN x_attribution a ON a.address = o.address
+LEFT JOIN x_pegout_links l ON l.txid = o.txid AND l.vout = o.vout
+LEFT JOIN a_pegout_scores s ON s.txid = o.txid AND s.vout = o.vout;
+
+-- Every address the API answers for: funders of peg-ins and peg-out destinations.
+CREATE OR REPLACE TEMP TABLE x_addresses AS
+SELECT address FROM pegin_inputs WHERE address IS NOT NULL
+UNION
+SELECT address FROM pegouts WHERE address IS NOT NULL;
+
+CREATE OR REPLACE TEMP TABLE x_address_pegins AS
+SELECT DISTINCT i.address, p.txid, p.vout
+FROM pegin_inputs i JOIN pegins p ON p.txid = i.pegin_txid
+WHERE i.address IS NOT NULL;

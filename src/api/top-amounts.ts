@@ -1,0 +1,47 @@
+import { numericParam } from './params.js';
+import { ref, responseSchema } from './common-schema.js';
+import { document, type AnalysisStamp, type Envelope } from './envelope.js';
+import { toCsv } from './csv.js';
+import { readSql } from '../store/db.js';
+
+/** pegin_amounts and pegout_amounts share one shape; this module is both. */
+export type AmountSide = 'pegin' | 'pegout';
+export type AmountsKey = 'pegin_amounts' | 'pegout_amounts';
+export interface AmountCount { amount: number; count: number }
+export type AmountsDocument = Envelope & { count: number } & Partial<Record<AmountsKey, AmountCount[]>>;
+
+/** How many rows data/<side>_amounts.json holds: the largest `limit`. */
+export const TOP_AMOUNTS = numericParam('pegin_amounts', 'limit').max;
+export const DEFAULT_AMOUNTS_LIMIT = numericParam('pegin_amounts', 'limit').default;
+/** $1 = side, $2 = how many; one row with the list as JSON (NULL when empty). */
+export const QUERY = readSql(import.meta.url, 'amounts.sql');
+export const CSV_COLUMNS = ['amount', 'count'] as const;
+
+export const amountsKey = (side: AmountSide): AmountsKey => `${side}_amounts`;
+
+export function amountsSchema(side: AmountSide) {
+  return responseSchema(amountsKey(side), amountsKey(side), {
+    count: ref('count'),
+    [amountsKey(side)]: { type: 'array', maxItems: TOP_AMOUNTS, items: ref('amount_count') },
+  });
+}
+
+export function amountsDocument(stamp: AnalysisStamp, side: AmountSide, rows: AmountCount[]): AmountsDocument {
+  return document(stamp, { count: rows.length, [amountsKey(side)]: rows });
+}
+
+export function rowsOf(doc: AmountsDocument, side: AmountSide): AmountCount[] {
+  const rows = doc[amountsKey(side)];
+  if (!rows) throw new Error(`document has no ${amountsKey(side)} list`);
+  return rows;
+}
+
+/** The answer for `limit`, from the top list (already ordered count desc, amount asc). */
+export function sliceAmounts(top: AmountsDocument, side: AmountSide, limit: number): AmountsDocument {
+  const rows = rowsOf(top, side).slice(0, limit);
+  return { ...top, count: rows.length, [amountsKey(side)]: rows };
+}
+
+export function amountsCsv(doc: AmountsDocument, side: AmountSide): string {
+  return toCsv(CSV_COLUMNS, rowsOf(doc, side).map((r) => [r.amount, r.count]));
+}

@@ -1,0 +1,88 @@
+import { execFile } from 'node:child_process';
+import { mkdir, open, readdir, readFile, readlink, rename, rm, symlink } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { MANIFEST_FILE, parseManifest } from './manifest.js';
+import type { PreviousRelease } from './writer.js';
+
+/**
+ * Release directories of one network's out dir (SPEC §4):
+ *   releases/.tmp-<id>/   being written (removed by the next export if a kill left it)
+ *   releases/<id>/        complete and durable
+ *   current -> releases/<id>   swapped by rename, so readers see one or the other
+ */
+export const RELEASES = 'releases';
+export const CURRENT = 'current';
+const TMP_PREFIX = '.tmp-';
+
+const execFileAsync = promisify(execFile);
+
+/** Sortable by time; the height says what it holds. */
+export function releaseId(asOfHeight: number, now: Date = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('.', '');
+  return `${stamp}-h${asOfHeight}`;
+}
+
+/** The release current points at, with its manifest; null when none or unreadable (then everything is written anew). */
+export async function currentRelease(outDir: string): Promise<PreviousRelease | null> {
+  try {
+    const dir = resolve(outDir, await readlink(join(outDir, CURRENT)));
+    return { dir, manifest: parseManifest(await readFile(join(dir, MANIFEST_FILE), 'utf8')) };
+  } catch {
+    return null;
+  }
+}
+
+/** A fresh temporary release directory; leftovers of killed exports are removed first. */
+export async function startRelease(outDir: string, id: string): Promise<string> {
+  const releases = join(outDir, RELEASES);
+  await mkdir(releases, { recursive: true });
+  for (const name of await readdir(releases)) {
+    if (name.startsWith(TMP_PREFIX)) await rm(join(releases, name), { recursive: true, force: true });
+  }
+  const dir = join(releases, `${TMP_PREFIX}${id}`);
+  await mkdir(dir);
+  return dir;
+}
+
+/**
+ * Makes the release durable and current: flush the file system holding it,
+ * rename the temporary directory to its id, then point `current` at it by
+ * renaming a fresh symlink over the old one (atomic on POSIX).
+ */
+export async function publishRelease(outDir: string, tmpDir: string, id: string): Promise<string> {
+  await syncFileSystem(tmpDir);
+  const finalDir = join(outDir, RELEASES, id);
+  await rename(tmpDir, finalDir);
+  const tmpLink = join(outDir, `${CURRENT}${TMP_PREFIX}${id}`);
+  await rm(tmpLink, { force: true });
+  await symlink(join(RELEASES, id), tmpLink);
+  await rename(tmpLink, join(outDir, CURRENT));
+  await fsyncDir(join(outDir, RELEASES));
+  await fsyncDir(outDir);
+  return finalDir;
+}
+
+/** Removes all but the newest `keep` complete releases; never the current one. */
+export async function pruneReleases(outDir: string, keep: number): Promise<string[]> {
+  const releases = join(outDir, RELEASES);
+  const current = await readlink(join(outDir, CURRENT)).then((target) => resolve(outDir, target), () => null);
+  const names = (await readdir(releases)).filter((name) => !name.startsWith(TMP_PREFIX)).sort();
+  const doomed = names.slice(0, Math.max(0, names.length - keep)).filter((name) => join(releases, name) !== current);
+  for (const name of doomed) await rm(join(releases, name), { recursive: true, force: true });
+  return doomed;
+}
+
+/** syncfs(2) through coreutils `sync -f`: one call flushes every file of the release. */
+async function syncFileSystem(dir: string): Promise<void> {
+  await execFileAsync('sync', ['-f', dir]);
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

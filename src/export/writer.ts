@@ -1,0 +1,180 @@
+import { createHash } from 'node:crypto';
+import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
+import { wrapJson, type AnalysisStamp } from '../api/envelope.js';
+import { stampOf, type Manifest, type ManifestEntry } from './manifest.js';
+
+const gzipAsync = promisify(gzip);
+const brotliAsync = promisify(brotliCompress);
+
+/** Files at least this large get a .gz sibling; at least BR_MIN a .br one when it beats gzip clearly. */
+export const GZ_MIN = 4096;
+export const BR_MIN = 65536;
+const BR_GAIN = 0.9;
+
+export interface PreviousRelease {
+  dir: string;
+  manifest: Manifest;
+}
+
+export interface WriterCounts {
+  files: number;
+  written: number;
+  reused: number;
+  bytes: number;
+}
+
+const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
+
+/**
+ * Writes the files of one release directory and records them for the
+ * manifest. A file whose bytes equal the previous release's is hard-linked
+ * from there (with its compressed siblings) instead of written, unless
+ * `reuse` is off; either way the resulting tree is the same.
+ */
+export class ReleaseWriter {
+  private readonly entries = new Map<string, ManifestEntry>();
+  private readonly stamps: [number, number][] = [];
+  private readonly dirs = new Set<string>();
+  readonly counts: WriterCounts = { files: 0, written: 0, reused: 0, bytes: 0 };
+
+  constructor(
+    readonly dir: string,
+    readonly stamp: AnalysisStamp,
+    private readonly previous: PreviousRelease | null,
+    private readonly reuse: boolean,
+  ) {}
+
+  /** A file of the release with these bytes (`bytes` counts what was actually written). */
+  async put(path: string, data: string | Buffer, stampIndex?: number): Promise<void> {
+    const hash = sha256(data);
+    const before = this.previous?.manifest.files[path];
+    if (before && before.sha256 === hash && this.reuse) {
+      await this.linkPrevious(path, before, stampIndex);
+      return;
+    }
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+    await this.ensureDir(path);
+    await writeFile(join(this.dir, path), bytes);
+    this.record(path, { size: bytes.length, sha256: hash, ...(stampIndex === undefined ? {} : { stamp: stampIndex }) }, 'written');
+    await this.compress(path, bytes);
+  }
+
+  /**
+   * A per-query document `{envelope, key: body}`. When its body is unchanged
+   * since the previous release it keeps that release's stamp (and bytes), so
+   * unchanged documents are reused and only changed ones carry the new analysis.
+   */
+  async putDocument(path: string, key: string, body: string): Promise<void> {
+    const before = this.previous?.manifest.files[path];
+    const oldStamp = before && this.previous ? stampOf(this.previous.manifest, before) : null;
+    if (oldStamp) {
+      const old = wrapJson(oldStamp, key, body);
+      if (sha256(old) === before!.sha256) {
+        await this.put(path, old, this.stampIndex(oldStamp));
+        return;
+      }
+    }
+    await this.put(path, wrapJson(this.stamp, key, body), this.stampIndex(this.stamp));
+  }
+
+  /** A second name for a file already in this release (a block by hash and by height). */
+  async alias(path: string, existing: string): Promise<void> {
+    const entry = this.entries.get(existing);
+    if (!entry) throw new Error(`cannot alias ${path}: ${existing} is not in the release`);
+    await this.ensureDir(path);
+    await link(join(this.dir, existing), join(this.dir, path));
+    this.entries.set(path, entry);
+    this.counts.files++;
+    this.counts.reused++;
+    for (const ext of ['.gz', '.br']) {
+      const sibling = this.entries.get(existing + ext);
+      if (!sibling) continue;
+      await link(join(this.dir, existing + ext), join(this.dir, path + ext));
+      this.entries.set(path + ext, sibling);
+      this.counts.files++;
+      this.counts.reused++;
+    }
+  }
+
+  /** A file something else (DuckDB COPY) wrote into the release; swapped for a link when unchanged. */
+  async adopt(path: string): Promise<void> {
+    const full = join(this.dir, path);
+    const bytes = await readFile(full);
+    const hash = sha256(bytes);
+    const before = this.previous?.manifest.files[path];
+    if (before && before.sha256 === hash && this.reuse) {
+      await rm(full);
+      await this.linkPrevious(path, before);
+      return;
+    }
+    this.record(path, { size: bytes.length, sha256: hash }, 'written');
+  }
+
+  /** Where a file of this release lives (for writers that need a path, e.g. COPY). */
+  async pathFor(path: string): Promise<string> {
+    await this.ensureDir(path);
+    return join(this.dir, path);
+  }
+
+  /** Files and stamps for manifest.json, in an order that does not depend on write timing. */
+  manifestParts(): { stamps: [number, number][]; files: Record<string, ManifestEntry> } {
+    const stamps = [...this.stamps].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const remap = this.stamps.map((pair) => stamps.indexOf(pair));
+    const paths = [...this.entries.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const files: Record<string, ManifestEntry> = {};
+    for (const path of paths) {
+      const entry = this.entries.get(path)!;
+      files[path] = entry.stamp === undefined ? entry : { ...entry, stamp: remap[entry.stamp]! };
+    }
+    return { stamps, files };
+  }
+
+  private stampIndex(stamp: AnalysisStamp): number {
+    const at = this.stamps.findIndex(([h, t]) => h === stamp.as_of_height && t === stamp.updated_at);
+    if (at >= 0) return at;
+    this.stamps.push([stamp.as_of_height, stamp.updated_at]);
+    return this.stamps.length - 1;
+  }
+
+  private async linkPrevious(path: string, before: ManifestEntry, stampIndex?: number): Promise<void> {
+    await this.ensureDir(path);
+    await link(join(this.previous!.dir, path), join(this.dir, path));
+    const entry: ManifestEntry = { size: before.size, sha256: before.sha256, ...(stampIndex === undefined ? {} : { stamp: stampIndex }) };
+    this.record(path, entry, 'reused');
+    for (const ext of ['.gz', '.br']) {
+      const sibling = this.previous!.manifest.files[path + ext];
+      if (!sibling) continue;
+      await link(join(this.previous!.dir, path + ext), join(this.dir, path + ext));
+      this.record(path + ext, sibling, 'reused');
+    }
+  }
+
+  private async compress(path: string, bytes: Buffer): Promise<void> {
+    if (bytes.length < GZ_MIN) return;
+    const gz = await gzipAsync(bytes, { level: 9 });
+    await writeFile(join(this.dir, `${path}.gz`), gz);
+    this.record(`${path}.gz`, { size: gz.length, sha256: sha256(gz) }, 'written');
+    if (bytes.length < BR_MIN) return;
+    const br = await brotliAsync(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length } });
+    if (br.length >= gz.length * BR_GAIN) return;
+    await writeFile(join(this.dir, `${path}.br`), br);
+    this.record(`${path}.br`, { size: br.length, sha256: sha256(br) }, 'written');
+  }
+
+  private record(path: string, entry: ManifestEntry, how: 'written' | 'reused'): void {
+    this.entries.set(path, entry);
+    this.counts.files++;
+    this.counts[how]++;
+    if (how === 'written') this.counts.bytes += entry.size;
+  }
+
+  private async ensureDir(path: string): Promise<void> {
+    const dir = dirname(join(this.dir, path));
+    if (this.dirs.has(dir)) return;
+    await mkdir(dir, { recursive: true });
+    this.dirs.add(dir);
+  }
+}
