@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { rmSync } from 'node:fs';
+import { startServer, type RunningServer } from '../src/serve/server.js';
+import { formatCoin, parseCoinAmount, privacyOf, type AmountTable } from '../src/client/index.js';
+import { buildHandTree, type HandTree } from './helpers/release-tree.js';
+
+let tree: HandTree;
+let server: RunningServer;
+let table: AmountTable;
+
+beforeAll(async () => {
+  tree = buildHandTree();
+  server = await startServer({ sites: [{ network: 'sim', outDir: tree.outDir }], host: '127.0.0.1', port: 0, rateLimit: 0 });
+  // The wallet's view: the table as fetched over HTTP, not read from disk.
+  table = (await (await fetch(`${server.url}/api/amounts.json`)).json()) as AmountTable;
+});
+
+afterAll(async () => {
+  await server?.close();
+  rmSync(tree.root, { recursive: true, force: true });
+});
+
+/** Amounts near the table's populated ranges and anywhere up to 21M coin. */
+const litoshi = fc.oneof(
+  fc.integer({ min: 1, max: 2_100_000_000_000_000 }),
+  fc.integer({ min: 40_000_000, max: 150_000_000 }),
+  fc.constantFrom(50_000_000, 123_456_789, 99_996_100, 1),
+);
+
+describe('router and wallet client agree', () => {
+  it('GET /api/privacy equals pegscope/client privacyOf on the fetched amount table', async () => {
+    await fc.assert(
+      fc.asyncProperty(litoshi, fc.constantFrom('pegin', 'pegout') as fc.Arbitrary<'pegin' | 'pegout'>, async (amount, side) => {
+        const text = formatCoin(amount);
+        const res = await fetch(`${server.url}/api/privacy?amount=${text}&side=${side}`);
+        expect(res.status).toBe(200);
+        const body = (await res.json()) as { privacy: unknown };
+        expect(body.privacy).toEqual(privacyOf(table, parseCoinAmount(text), side));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
