@@ -18,6 +18,11 @@ export class NodeSyncingError extends ChainSourceError {
   override name = 'NodeSyncingError';
 }
 
+export function initialDownloadError(blocks: number, headers: number): NodeSyncingError {
+  return new NodeSyncingError(`the node is still in initial block download (blocks ${blocks}/${headers}); `
+    + 'try again when getblockchaininfo shows initialblockdownload false');
+}
+
 /** getblockchaininfo.chain does not match --network, or the database belongs to another network. */
 export class NetworkMismatchError extends ChainSourceError {
   override name = 'NetworkMismatchError';

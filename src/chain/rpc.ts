@@ -6,7 +6,7 @@
 import pLimit from 'p-limit';
 import { readCookie, type RpcConfig } from '../config.js';
 import type { NetworkParams } from '../domain/network.js';
-import { NodeAuthError, NodeSyncingError, NodeUnreachableError, RpcCallError, TxIndexMissingError } from './errors.js';
+import { initialDownloadError, NodeAuthError, NodeSyncingError, NodeUnreachableError, RpcCallError, TxIndexMissingError } from './errors.js';
 import type { VerboseBlockJson } from './parse.js';
 import type { ChainInfo, ChainSource } from './types.js';
 
@@ -204,7 +204,8 @@ export function createRpcSource(config: RpcConfig, network: NetworkParams, opts:
     client,
     async info(): Promise<ChainInfo> {
       const info = await client.call<BlockchainInfo>('getblockchaininfo');
-      if (!info.initialblockdownload) await checkTxindex();
+      if (info.initialblockdownload) throw initialDownloadError(info.blocks, info.headers);
+      await checkTxindex();
       return {
         chain: info.chain,
         blocks: info.blocks,

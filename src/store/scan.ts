@@ -10,7 +10,7 @@
 import type { DuckDBAppender } from '@duckdb/node-api';
 import type { Litoshi } from '../domain/amount.js';
 import type { NetworkParams } from '../domain/network.js';
-import { NetworkMismatchError, NodeSyncingError, ChainSourceError } from '../chain/errors.js';
+import { ChainSourceError, initialDownloadError, NetworkMismatchError } from '../chain/errors.js';
 import { blockFromVerboseJson, parseBlock, parseTransaction, ParseError, type RawTx } from '../chain/parse.js';
 import type { ChainSource, ParsedBlock, PeginInput, TxOutput } from '../chain/types.js';
 import { silentProgress, type Progress } from '../progress.js';
@@ -71,8 +71,7 @@ export async function scanChain(db: Db, source: ChainSource, opts: ScanOptions =
       + `pass --network ${networkForChain(info.chain)} or point --rpc-url at a ${network.name} node`);
   }
   if (info.initialBlockDownload) {
-    throw new NodeSyncingError(`the node is still in initial block download (blocks ${info.blocks}/${info.headers}); `
-      + 'try again when getblockchaininfo shows initialblockdownload false');
+    throw initialDownloadError(info.blocks, info.headers);
   }
   await claimDatabase(db, network, info.mwebActivationHeight, info.chain === 'sim' ? 'sim' : 'rpc');
 

@@ -1,0 +1,330 @@
+/**
+ * Against a real `litecoind -regtest`: MWEB activation, peg-ins from known
+ * funding addresses, peg-outs from an MWEB-only wallet, scan, reorg, SIGKILL
+ * and resume, node down. Every block of the live node is also parsed from raw
+ * and compared with the node's own getblock-2 answer.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NodeAuthError, NodeSyncingError, NodeUnreachableError, NetworkMismatchError, TxIndexMissingError } from '../../src/chain/errors.js';
+import { blockFromVerboseJson, parseBlock, type VerboseBlockJson } from '../../src/chain/parse.js';
+import { createRpcSource } from '../../src/chain/rpc.js';
+import type { RpcConfig } from '../../src/config.js';
+import { parseNodeValue } from '../../src/domain/amount.js';
+import { NETWORKS } from '../../src/domain/network.js';
+import { Db } from '../../src/store/db.js';
+import { scanChain } from '../../src/store/scan.js';
+import { createWallet, freePort, mwebActivationHeight, mwebAddress, nodeTestsEnabled, pegIn, pegOut, startRegtestNode, type RegtestNode } from '../helpers/regtest.js';
+
+const regtest = NETWORKS.regtest;
+const enabled = nodeTestsEnabled();
+
+interface NodeVout { value: number; n: number; scriptPubKey: { hex: string; type: string; address?: string; addresses?: string[] } }
+interface NodeTx { txid: string; hex: string; vin: { txid?: string; vout?: number; coinbase?: string }[]; vout: NodeVout[] }
+type NodeBlock = VerboseBlockJson & { height: number; tx: NodeTx[] };
+
+const coin = (n: number) => Math.round(n * 1e8);
+const addressOf = (out: NodeVout) => out.scriptPubKey.address ?? out.scriptPubKey.addresses?.[0] ?? null;
+
+describe.skipIf(!enabled)('scan against a live litecoind -regtest', () => {
+  let node: RegtestNode;
+  let work: string;
+  let rpcConfig: RpcConfig;
+  const known = {
+    aliceFunding: '', bobFunding1: '', bobFunding2: '',
+    alicePeginTxid: '', bobPeginTxid: '', carolPeginTxid: '',
+    pegoutAddr1: '', pegoutAddr2: '', pegoutAddr3: '',
+  };
+
+  const source = () => createRpcSource(rpcConfig, regtest);
+  const openDb = (name: string) => Db.open(join(work, `${name}.duckdb`));
+
+  async function nodeBlock(height: number): Promise<NodeBlock> {
+    return node.rpc<NodeBlock>('getblock', await node.rpc<string>('getblockhash', height), 2);
+  }
+
+  /** Every peg-in/peg-out/input the node shows from activation to its tip, in the store's terms. */
+  async function nodeView(from: number) {
+    const tip = await node.rpc<number>('getblockcount');
+    const pegins: unknown[] = [], pegouts: unknown[] = [], inputs: unknown[] = [];
+    for (let h = from; h <= tip; h++) {
+      const b = await nodeBlock(h);
+      for (const tx of b.tx) {
+        const pegOutputs = tx.vout.filter((o) => o.scriptPubKey.type === 'witness_mweb_pegin');
+        if (pegOutputs.length > 0) {
+          const prevs = await Promise.all(tx.vin.map(async (vin, n) => {
+            const prev = await node.rpc<NodeTx>('getrawtransaction', vin.txid, true);
+            const out = prev.vout[vin.vout!]!;
+            return { pegin_txid: tx.txid, n, height: h, prev_txid: vin.txid, prev_vout: vin.vout, address: addressOf(out), value: coin(out.value) };
+          }));
+          inputs.push(...prevs);
+          const totals = new Map<string, number>();
+          for (const p of prevs) totals.set(p.address!, (totals.get(p.address!) ?? 0) + p.value);
+          const source_address = [...totals].sort((a, b) => b[1] - a[1])[0]![0];
+          for (const o of pegOutputs) {
+            pegins.push({ txid: tx.txid, vout: o.n, height: h, amount: coin(o.value), kernel_id: o.scriptPubKey.hex.slice(4), input_count: tx.vin.length, source_address });
+          }
+        }
+        if (tx.vout[0]?.scriptPubKey.type === 'witness_mweb_hogaddr') {
+          for (const o of tx.vout.slice(1)) pegouts.push({ txid: tx.txid, vout: o.n, height: h, amount: coin(o.value), address: addressOf(o), script_hex: o.scriptPubKey.hex });
+        }
+      }
+    }
+    return { pegins, pegouts, inputs };
+  }
+
+  async function storedView(db: Db) {
+    const big = (rows: Record<string, unknown>[]) => rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])));
+    return {
+      pegins: big(await db.all('SELECT txid, vout, height, amount, kernel_id, input_count, source_address FROM pegins ORDER BY height, txid, vout')),
+      pegouts: big(await db.all('SELECT txid, vout, height, amount, address, script_hex FROM pegouts ORDER BY height, txid, vout')),
+      inputs: big(await db.all('SELECT pegin_txid, n, height, prev_txid, prev_vout, address, value FROM pegin_inputs ORDER BY height, pegin_txid, n')),
+    };
+  }
+
+  async function dump(db: Db) {
+    const out: Record<string, unknown> = {};
+    for (const t of ['blocks', 'pegins', 'pegin_inputs', 'pegouts']) {
+      out[t] = (await db.all(`SELECT * FROM ${t} ORDER BY ALL`)).map((r) => JSON.stringify(r, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
+    }
+    out.cursor = await db.getMeta('cursor_height');
+    return out;
+  }
+
+  const sortRows = (rows: unknown[]) => [...rows].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'pegscope-node-test-'));
+    node = await startRegtestNode();
+    rpcConfig = { url: node.rpcUrl, user: node.user, password: node.password, timeoutMs: 30_000, batchSize: 50, concurrency: 4 };
+    for (const w of ['alice', 'bob', 'carol']) await createWallet(node, w);
+    known.aliceFunding = await node.walletRpc<string>('alice', 'getnewaddress', '', 'bech32');
+    known.bobFunding1 = await node.walletRpc<string>('bob', 'getnewaddress', '', 'bech32');
+    known.bobFunding2 = await node.walletRpc<string>('bob', 'getnewaddress', '', 'legacy');
+    // Fund at 429 so the coins are confirmed when everyone pegs in at tip 431.
+    await node.mine(429 - (await node.rpc<number>('getblockcount')));
+    await node.walletRpc('miner', 'sendtoaddress', known.aliceFunding, '5');
+    await node.walletRpc('miner', 'sendtoaddress', known.bobFunding1, '3');
+    await node.walletRpc('miner', 'sendtoaddress', known.bobFunding2, '4');
+    await node.mine(2);
+    // The node mines the activation block only with a peg-in waiting.
+    known.alicePeginTxid = await pegIn(node, 'alice', '5', true);
+    known.bobPeginTxid = await pegIn(node, 'bob', '6.5');
+    known.carolPeginTxid = await node.walletRpc<string>('miner', 'sendtoaddress', await mwebAddress(node, 'carol'), '10');
+    await node.mine(1);
+    known.pegoutAddr1 = await node.walletRpc<string>('miner', 'getnewaddress', '', 'bech32');
+    known.pegoutAddr2 = await node.walletRpc<string>('miner', 'getnewaddress', '', 'legacy');
+    known.pegoutAddr3 = await node.walletRpc<string>('miner', 'getnewaddress', '', 'p2sh-segwit');
+    await node.mine(5);
+    // carol holds only MWEB coins: her peg-outs.
+    await pegOut(node, 'carol', known.pegoutAddr1, '1.25');
+    await node.mine(1);
+    await pegOut(node, 'carol', known.pegoutAddr2, '2');
+    await node.mine(1);
+    await pegOut(node, 'carol', known.pegoutAddr3, '0.5');
+    await pegOut(node, 'alice', known.pegoutAddr1, '3');
+    await node.mine(10);
+  });
+
+  afterAll(async () => {
+    await node?.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('MWEB activates at 432 with the three peg-ins', async () => {
+    expect(await mwebActivationHeight(node)).toBe(432);
+    const b = await nodeBlock(432);
+    const pegTxids = b.tx.filter((t) => t.vout.some((o) => o.scriptPubKey.type === 'witness_mweb_pegin')).map((t) => t.txid);
+    expect(pegTxids.sort()).toEqual([known.alicePeginTxid, known.bobPeginTxid, known.carolPeginTxid].sort());
+  });
+
+  it('every block of the live node parsed from raw equals its getblock 2 answer', async () => {
+    const tip = await node.rpc<number>('getblockcount');
+    for (let h = 400; h <= tip; h++) {
+      const hash = await node.rpc<string>('getblockhash', h);
+      const [raw, json] = await Promise.all([node.rpc<string>('getblock', hash, 0), node.rpc<NodeBlock>('getblock', hash, 2)]);
+      const parsed = parseBlock(Buffer.from(raw, 'hex'), regtest);
+      expect(parsed.txs.map((t) => t.txid)).toEqual(json.tx.map((t) => t.txid));
+      expect(parsed.txs.map((t) => t.outputs.map((o) => [o.value, o.type, o.address]))).toEqual(
+        json.tx.map((t) => t.vout.map((o) => [parseNodeValue(o.value), o.scriptPubKey.type, addressOf(o)])));
+      const { txs: _t, mwebHeader: _h, mwebBody: _b, ...summary } = parsed;
+      expect(summary).toEqual(blockFromVerboseJson(json, regtest));
+    }
+  });
+
+  it('scan stores every peg-in, peg-out and funding input the node shows', async () => {
+    const db = await openDb('main');
+    try {
+      const result = await scanChain(db, source(), { batchBlocks: 7 });
+      const tip = await node.rpc<number>('getblockcount');
+      expect(result).toMatchObject({ fromHeight: 432, toHeight: tip, blocks: tip - 431, reorgDepth: 0 });
+      const view = await nodeView(432);
+      const stored = await storedView(db);
+      expect(sortRows(stored.pegins)).toEqual(sortRows(view.pegins));
+      expect(sortRows(stored.pegouts)).toEqual(sortRows(view.pegouts));
+      expect(sortRows(stored.inputs)).toEqual(sortRows(view.inputs));
+
+      // The known actors, independent of the node view above.
+      const bob = stored.pegins.find((p) => p.txid === known.bobPeginTxid)!;
+      expect(bob).toMatchObject({ input_count: 2, source_address: known.bobFunding2 });
+      expect(stored.inputs.filter((i) => i.pegin_txid === known.bobPeginTxid).map((i) => [i.address, i.value]).sort())
+        .toEqual([[known.bobFunding1, 300_000_000], [known.bobFunding2, 400_000_000]].sort());
+      const alice = stored.pegins.find((p) => p.txid === known.alicePeginTxid)!;
+      expect(alice).toMatchObject({ input_count: 1, source_address: known.aliceFunding });
+      expect(alice.amount).toBeLessThan(500_000_000);
+      expect(alice.amount).toBeGreaterThan(499_990_000);
+      const out = (addr: string) => stored.pegouts.filter((p) => p.address === addr).map((p) => p.amount).sort();
+      expect(out(known.pegoutAddr1)).toEqual([125_000_000, 300_000_000]);
+      expect(out(known.pegoutAddr2)).toEqual([200_000_000]);
+      expect(out(known.pegoutAddr3)).toEqual([50_000_000]);
+      expect(stored.pegouts.find((p) => p.address === known.pegoutAddr2)!.height)
+        .toBe(1 + (stored.pegouts.find((p) => p.amount === 125_000_000)!.height as number));
+      const supply = await db.one<{ supply: bigint }>('SELECT supply FROM blocks ORDER BY height DESC LIMIT 1');
+      const hogex = (await nodeBlock(tip)).tx.at(-1)!;
+      expect(Number(supply!.supply)).toBe(coin(hogex.vout[0]!.value));
+    } finally {
+      db.close();
+    }
+  });
+
+  it('a reorg (invalidateblock + a different branch) removes the orphaned peg-out and adds the new one', async () => {
+    const db = await openDb('main');
+    try {
+      const orphanAddr = await node.walletRpc<string>('miner', 'getnewaddress', '', 'bech32');
+      const newAddr = await node.walletRpc<string>('miner', 'getnewaddress', '', 'bech32');
+      const orphanMwebTxid = await pegOut(node, 'carol', orphanAddr, '0.75');
+      const [orphanBlock] = await node.mine(2);
+      await scanChain(db, source());
+      expect((await storedView(db)).pegouts.some((p) => p.address === orphanAddr)).toBe(true);
+
+      await node.rpc('invalidateblock', orphanBlock);
+      // The orphaned peg-out is back in the mempool; keep it out of the new branch.
+      await node.rpc('prioritisetransaction', orphanMwebTxid, 0, -100_000_000);
+      await pegOut(node, 'alice', newAddr, '0.6');
+      await node.mine(3);
+      const result = await scanChain(db, source());
+      expect(result.reorgDepth).toBe(2);
+      const stored = await storedView(db);
+      expect(stored.pegouts.some((p) => p.address === orphanAddr)).toBe(false);
+      expect(stored.pegouts.filter((p) => p.address === newAddr).map((p) => p.amount)).toEqual([60_000_000]);
+      const view = await nodeView(432);
+      expect(sortRows(stored.pegouts)).toEqual(sortRows(view.pegouts));
+      expect(sortRows(stored.pegins)).toEqual(sortRows(view.pegins));
+
+      const fresh = await openDb('fresh-after-reorg');
+      try {
+        await scanChain(fresh, source());
+        expect(await dump(db)).toEqual(await dump(fresh));
+      } finally {
+        fresh.close();
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+  it('a scan killed with SIGKILL mid-way and resumed stores exactly the rows of an uninterrupted scan', async () => {
+    // A longer chain with pegs spread over it, scanned one block per transaction, so the kill lands mid-way.
+    for (let i = 0; i < 4; i++) {
+      await pegIn(node, 'miner', String(1 + i / 10));
+      await pegOut(node, 'carol', await node.walletRpc<string>('miner', 'getnewaddress', '', 'bech32'), '0.1');
+      await node.mine(50);
+    }
+    const path = join(work, 'killed.duckdb');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/scan-child.ts', path, node.rpcUrl, node.user, node.password, '1'],
+      { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+    const killedAt = await new Promise<number>((resolve, reject) => {
+      let buffer = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffer += chunk.toString();
+        const done = [...buffer.matchAll(/progress (\d+)/g)].map((m) => Number(m[1])).at(-1) ?? 0;
+        if (done >= 20 && child.exitCode === null && !child.killed) { child.kill('SIGKILL'); resolve(done); }
+      });
+      child.on('exit', (code, signal) => { if (signal !== 'SIGKILL') reject(new Error(`scan child exited (${code}) before it was killed: ${stderr}`)); });
+    });
+    await new Promise((r) => child.exitCode !== null || child.signalCode !== null ? r(null) : child.once('exit', r));
+    const tip = await node.rpc<number>('getblockcount');
+
+    const db = await Db.open(path);
+    try {
+      const cursor = Number(await db.getMeta('cursor_height'));
+      expect(killedAt).toBeGreaterThanOrEqual(20);
+      expect(cursor).toBeLessThan(tip);
+      expect((await db.one<{ top: number | null }>('SELECT max(height) AS top FROM blocks'))!.top ?? 431).toBeLessThanOrEqual(cursor);
+      await scanChain(db, source(), { batchBlocks: 5 });
+      const fresh = await openDb('uninterrupted');
+      try {
+        await scanChain(fresh, source());
+        expect(await dump(db)).toEqual(await dump(fresh));
+      } finally {
+        fresh.close();
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+  it('clear errors: wrong credentials, node unreachable, network mismatch; the database is untouched', async () => {
+    const db = await openDb('main');
+    try {
+      const before = await dump(db);
+      await expect(scanChain(db, createRpcSource({ ...rpcConfig, password: 'wrong' }, regtest))).rejects.toThrow(NodeAuthError);
+      await expect(scanChain(db, createRpcSource({ ...rpcConfig, password: 'wrong' }, regtest))).rejects.toThrow(/rejected the RPC user\/password \(HTTP 401\)/);
+      const down = createRpcSource({ ...rpcConfig, url: `http://127.0.0.1:${await freePort()}` }, regtest, { retries: 2, backoffMs: 50 });
+      const err = await scanChain(db, down).catch((e: Error) => e);
+      expect(err).toBeInstanceOf(NodeUnreachableError);
+      expect((err as Error).message).toMatch(/cannot reach the Litecoin node at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\) after 3 attempts/);
+      expect((err as Error).message).not.toContain(node.password);
+      await expect(scanChain(db, createRpcSource(rpcConfig, NETWORKS.mainnet))).rejects.toThrow(NetworkMismatchError);
+      expect(await dump(db)).toEqual(before);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('authenticates with the cookie file', async () => {
+    const info = await createRpcSource({ ...rpcConfig, user: undefined, password: undefined, cookieFile: node.cookieFile }, regtest).info();
+    expect(info).toMatchObject({ chain: 'regtest', mwebActivationHeight: 432, initialBlockDownload: false });
+  });
+
+  it('node down mid-life: the scan fails with a clear error and leaves the database as it was', async () => {
+    const db = await openDb('main');
+    try {
+      const before = await dump(db);
+      await node.stop();
+      const err = await scanChain(db, createRpcSource(rpcConfig, regtest, { retries: 1, backoffMs: 50 })).catch((e: Error) => e);
+      expect(err).toBeInstanceOf(NodeUnreachableError);
+      expect(await dump(db)).toEqual(before);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe.skipIf(!enabled)('a node without -txindex, still in initial block download', () => {
+  let node: RegtestNode;
+  beforeAll(async () => { node = await startRegtestNode({ fundMiner: false, extraArgs: ['-txindex=0'] }); });
+  afterAll(async () => { await node?.stop(); });
+
+  it('reports initial block download, then the missing -txindex', async () => {
+    const config: RpcConfig = { url: node.rpcUrl, user: node.user, password: node.password, timeoutMs: 10_000, batchSize: 10, concurrency: 1 };
+    const db = await Db.open(':memory:');
+    try {
+      await expect(scanChain(db, createRpcSource(config, regtest))).rejects.toThrow(NodeSyncingError);
+      await expect(scanChain(db, createRpcSource(config, regtest))).rejects.toThrow(/initial block download/);
+      const address = 'rltc1qw4v2ym8cupwazjwhqhe95ldy7emh4zlhcvfyl6';
+      const [hash] = await node.mine(1, address);
+      await expect(createRpcSource(config, regtest).info()).rejects.toThrow(TxIndexMissingError);
+      const coinbase = (await node.rpc<{ tx: string[] }>('getblock', hash, 1)).tx[0]!;
+      await node.mine(1, address);
+      await expect(createRpcSource(config, regtest).rawTransactions([coinbase])).rejects.toThrow(/restart litecoind with -txindex=1/);
+    } finally {
+      db.close();
+    }
+  });
+});
