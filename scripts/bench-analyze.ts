@@ -1,0 +1,71 @@
+/**
+ * npm run bench:analyze [-- --presets mainnet,x10 --seed 7]
+ *
+ * Wall time and peak RSS of `analyze` on the simulated mainnet and x10 presets
+ * (targets: x10 under 15 s and 2 GB). Each measurement runs in its own child
+ * process so the peak RSS is the analysis's, not the scan's. The baseline,
+ * measured in the same run on the same database, is the floor of touching the
+ * data once: copying every base table into a new table.
+ * The scanned databases are cached under .bench/ (the x10 scan takes minutes).
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { analyze } from '../src/analysis/analyze.js';
+import { SIM_PRESET_NAMES, type SimPresetName } from '../src/chain/sim/index.js';
+import { Db } from '../src/store/db.js';
+import { cachedSimDb } from './lib/sim-cache.js';
+
+interface Measurement { seconds: number; maxRssMb: number; links: number; pegins: number; pegouts: number; steps: { step: string; ms: number }[] }
+
+const BASELINE_SQL = `
+  CREATE OR REPLACE TEMP TABLE copy_pegins AS SELECT * FROM pegins;
+  CREATE OR REPLACE TEMP TABLE copy_inputs AS SELECT * FROM pegin_inputs;
+  CREATE OR REPLACE TEMP TABLE copy_pegouts AS SELECT * FROM pegouts;
+  CREATE OR REPLACE TEMP TABLE copy_blocks AS SELECT * FROM blocks;`;
+
+/** Child mode: measure one thing on one database and print it as JSON. */
+async function child(what: 'analyze' | 'baseline', dbPath: string): Promise<void> {
+  const db = await Db.open(dbPath);
+  const counts = await db.one<{ i: bigint; o: bigint }>('SELECT (SELECT count(*) FROM pegins) AS i, (SELECT count(*) FROM pegouts) AS o');
+  const started = performance.now();
+  let links = 0;
+  let steps: Measurement['steps'] = [];
+  if (what === 'analyze') ({ links, steps } = await analyze(db));
+  else await db.exec(BASELINE_SQL);
+  const seconds = (performance.now() - started) / 1000;
+  db.close();
+  const result: Measurement = { seconds, maxRssMb: process.resourceUsage().maxRSS / 1024, links, pegins: Number(counts?.i), pegouts: Number(counts?.o), steps };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+function measure(what: 'analyze' | 'baseline', dbPath: string): Measurement {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', what, dbPath], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`bench:analyze child (${what}) failed: ${run.stderr}`);
+  return JSON.parse(run.stdout.trim().split('\n').pop()!) as Measurement;
+}
+
+async function main(argv: string[]): Promise<void> {
+  if (argv[0] === '--child') return child(argv[1] as 'analyze' | 'baseline', argv[2]!);
+  let presets: SimPresetName[] = ['mainnet', 'x10'];
+  let seed = 7;
+  for (let i = 0; i < argv.length; i += 2) {
+    if (argv[i] === '--presets') presets = (argv[i + 1] ?? '').split(',') as SimPresetName[];
+    else if (argv[i] === '--seed') seed = Number(argv[i + 1]);
+    else throw new Error(`bench:analyze: unexpected "${argv[i]}"; usage: --presets mainnet,x10 --seed N`);
+  }
+  for (const preset of presets) {
+    if (!(SIM_PRESET_NAMES as readonly string[]).includes(preset)) throw new Error(`unknown preset "${preset}"; allowed: ${SIM_PRESET_NAMES.join(', ')}`);
+    const { db, dbPath } = await cachedSimDb(preset, seed);
+    db.close();
+    const baseline = measure('baseline', dbPath);
+    const result = measure('analyze', dbPath);
+    console.log(`\n${preset} (seed ${seed}): ${result.pegins} peg-ins, ${result.pegouts} peg-outs, ${result.links} links reported`);
+    console.log(`  analyze: ${result.seconds.toFixed(2)} s wall, peak RSS ${result.maxRssMb.toFixed(0)} MB`);
+    console.log(`  baseline (copy the base tables once): ${baseline.seconds.toFixed(2)} s, peak RSS ${baseline.maxRssMb.toFixed(0)} MB`);
+    console.log(`  ratio analyze / baseline: ×${(result.seconds / baseline.seconds).toFixed(1)} time, ×${(result.maxRssMb / baseline.maxRssMb).toFixed(1)} RSS`);
+    if (preset === 'x10') console.log(`  targets: < 15 s (${result.seconds < 15 ? 'met' : 'MISSED'}), < 2048 MB (${result.maxRssMb < 2048 ? 'met' : 'MISSED'})`);
+    console.log(`  slowest steps: ${[...result.steps].sort((a, b) => b.ms - a.ms).slice(0, 4).map((s) => `${s.step} ${s.ms} ms`).join(', ')}`);
+  }
+}
+
+await main(process.argv.slice(2));
