@@ -36,6 +36,7 @@ const sha256 = (data: string | Buffer): string => createHash('sha256').update(da
  */
 export class ReleaseWriter {
   private readonly entries = new Map<string, ManifestEntry>();
+  private readonly how = new Map<string, 'written' | 'reused'>();
   private readonly stamps: [number, number][] = [];
   private readonly dirs = new Set<string>();
   readonly counts: WriterCounts = { files: 0, written: 0, reused: 0, bytes: 0 };
@@ -80,22 +81,18 @@ export class ReleaseWriter {
     await this.put(path, wrapJson(this.stamp, key, body), this.stampIndex(this.stamp));
   }
 
-  /** A second name for a file already in this release (a block by hash and by height). */
+  /** A second name (hard link) for a file already in this release, counted like the file it names. */
   async alias(path: string, existing: string): Promise<void> {
     const entry = this.entries.get(existing);
     if (!entry) throw new Error(`cannot alias ${path}: ${existing} is not in the release`);
     await this.ensureDir(path);
-    await link(join(this.dir, existing), join(this.dir, path));
-    this.entries.set(path, entry);
-    this.counts.files++;
-    this.counts.reused++;
-    for (const ext of ['.gz', '.br']) {
+    for (const ext of ['', '.gz', '.br']) {
       const sibling = this.entries.get(existing + ext);
       if (!sibling) continue;
       await link(join(this.dir, existing + ext), join(this.dir, path + ext));
       this.entries.set(path + ext, sibling);
       this.counts.files++;
-      this.counts.reused++;
+      this.counts[this.how.get(existing + ext) ?? 'written']++;
     }
   }
 
@@ -166,6 +163,7 @@ export class ReleaseWriter {
 
   private record(path: string, entry: ManifestEntry, how: 'written' | 'reused'): void {
     this.entries.set(path, entry);
+    this.how.set(path, how);
     this.counts.files++;
     this.counts[how]++;
     if (how === 'written') this.counts.bytes += entry.size;

@@ -1,0 +1,213 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { Db } from '../src/store/db.js';
+import type { SimSource } from '../src/chain/sim/index.js';
+import { exportRelease, type ExportResult } from '../src/export/export.js';
+import { schemaFiles } from '../src/api/schemas.js';
+import { SCHEMA_BASE } from '../src/api/common-schema.js';
+import { isValidAddress } from '../src/domain/address.js';
+import { NETWORKS } from '../src/domain/network.js';
+import { ENDPOINTS } from '../src/api/params.js';
+import { truncateFollow, type Follow } from '../src/api/follow.js';
+import { sliceLinks, type LinksDocument } from '../src/api/links.js';
+import { analysedDb, insertHostileLabels, scanAndAnalyze, treeFiles } from './helpers/export-pipeline.js';
+
+const NOW = 1_800_000_000;
+const H1 = 2_600;
+const H2 = H1 + 100;
+
+let work: string;
+let db: Db;
+let source: SimSource;
+let first: ExportResult;
+const logs: string[] = [];
+
+const read = (path: string): string => readFileSync(path, 'utf8');
+const readJson = (path: string): any => JSON.parse(read(path));
+const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'pegscope-export-'));
+  ({ db, source } = await analysedDb(':memory:', 3, H1, NOW));
+  // A peg-out to a string that is no address must never become a path.
+  const hogex = await db.one<{ txid: string; height: number; block_time: bigint }>('SELECT txid, height, block_time FROM pegouts ORDER BY height DESC LIMIT 1');
+  await db.exec("INSERT INTO pegouts VALUES ($1, 99, $2, $3, 123456, '../../escape', '00')", [hogex!.txid, hogex!.height, hogex!.block_time]);
+  const destinations = await db.all<{ address: string }>('SELECT DISTINCT address FROM pegouts WHERE address LIKE \'rltc1%\' ORDER BY address LIMIT 4');
+  await insertHostileLabels(db, destinations.map((r) => r.address));
+  await scanAndAnalyze(db, source, H1, NOW);
+  first = await exportRelease(db, { outDir: join(work, 'a'), log: (line) => logs.push(line) });
+}, 300_000);
+
+afterAll(() => {
+  db?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('a full export of an analysed chain', () => {
+  it('publishes the release through the current symlink', () => {
+    const current = join(work, 'a', 'current');
+    expect(readlinkSync(current)).toBe(join('releases', first.releaseId));
+    expect(first.written).toBe(first.files - first.reused);
+    expect(first.files).toBeGreaterThan(1000);
+  });
+
+  it('validates every kind of file against its JSON Schema', () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    for (const [name, schema] of Object.entries(schemaFiles())) if (name !== 'openapi.json') ajv.addSchema(schema);
+    const tree = treeFiles(join(work, 'a', 'current'));
+    const kinds: [RegExp, string][] = [
+      [/^api\/(health|stats|recommendations|links|pegin_amounts|pegout_amounts|index|amounts)\.json$/, '$1'],
+      [/^data\/(links|pegin_amounts|pegout_amounts)\.json$/, '$1'],
+      [/^api\/(trace|address|follow|block)\/[^/]+\.json$/, '$1'],
+      [/^data\/(follow)\/[^/]+\.json$/, '$1'],
+      [/^(manifest)\.json$/, '$1'],
+    ];
+    const checked = new Map<string, number>();
+    for (const [rel, path] of tree) {
+      const kind = kinds.find(([re]) => re.test(rel));
+      if (!kind) continue;
+      const schemaName = `${rel.replace(kind[0], kind[1])}.json`;
+      const validate = ajv.getSchema(`${SCHEMA_BASE}${schemaName}`);
+      expect(validate, schemaName).toBeDefined();
+      if (!validate!(readJson(path))) throw new Error(`${rel} does not match ${schemaName}: ${ajv.errorsText(validate!.errors)}`);
+      checked.set(schemaName, (checked.get(schemaName) ?? 0) + 1);
+    }
+    for (const name of ['health', 'stats', 'recommendations', 'links', 'pegin_amounts', 'pegout_amounts', 'index', 'amounts', 'trace', 'address', 'follow', 'block', 'manifest']) {
+      expect(checked.get(`${name}.json`) ?? 0, name).toBeGreaterThan(0);
+    }
+  });
+
+  it('lists every file in the manifest with its size and sha256', () => {
+    const root = join(work, 'a', 'current');
+    const manifest = readJson(join(root, 'manifest.json'));
+    const tree = treeFiles(root);
+    tree.delete('manifest.json');
+    expect(Object.keys(manifest.files).sort()).toEqual([...tree.keys()].sort());
+    for (const [rel, path] of tree) {
+      const bytes = readFileSync(path);
+      expect(manifest.files[rel]).toMatchObject({ size: bytes.length, sha256: sha256(bytes) });
+    }
+  });
+
+  it('writes a trace, address and follow file for every address and a trace for every peg txid', async () => {
+    const root = join(work, 'a', 'current');
+    const addresses = await db.all<{ address: string }>("SELECT address FROM pegin_inputs WHERE address IS NOT NULL UNION SELECT address FROM pegouts WHERE address IS NOT NULL");
+    const valid = addresses.map((r) => r.address).filter((a) => isValidAddress(a, NETWORKS.sim));
+    expect(valid.length).toBe(addresses.length - 1);
+    for (const a of valid) {
+      for (const dir of ['trace', 'address', 'follow']) expect(existsSync(join(root, 'api', dir, `${a}.json`)), `${dir}/${a}`).toBe(true);
+      expect(existsSync(join(root, 'api', 'trace', `${a}.csv`))).toBe(true);
+    }
+    const txids = await db.all<{ txid: string }>('SELECT DISTINCT txid FROM pegins UNION SELECT DISTINCT txid FROM pegouts');
+    for (const { txid } of txids) expect(existsSync(join(root, 'api', 'trace', `${txid}.json`)), txid).toBe(true);
+    const blocks = await db.all<{ height: number; hash: string }>('SELECT height, hash FROM blocks WHERE pegin_count + pegout_count > 0');
+    expect(blocks.length).toBeGreaterThan(0);
+    for (const { height, hash } of blocks) {
+      const byHeight = join(root, 'api', 'block', `${height}.json`);
+      expect(statSync(byHeight).ino).toBe(statSync(join(root, 'api', 'block', `${hash}.json`)).ino);
+      expect(readJson(byHeight).block.hash).toBe(hash);
+    }
+  });
+
+  it('never turns a string that is not an address or txid into a file name', () => {
+    const names = [...treeFiles(join(work, 'a', 'current')).keys()].filter((rel) => /^(api|data)\/(trace|address|follow|block)\//.test(rel));
+    for (const rel of names) {
+      const q = rel.split('/')[2]!.replace(/\.(json|csv)(\.gz|\.br)?$/, '');
+      expect(/^[0-9a-f]{64}$/.test(q) || /^\d+$/.test(q) || isValidAddress(q, NETWORKS.sim), rel).toBe(true);
+    }
+    expect(existsSync(join(work, 'escape.json'))).toBe(false);
+    expect(logs.some((line) => /skipped 1 queries/.test(line))).toBe(true);
+  });
+
+  it('writes default documents equal to slicing the top lists with the default parameters', () => {
+    const root = join(work, 'a', 'current');
+    const top = readJson(join(root, 'data', 'links.json')) as LinksDocument;
+    expect(top.links.length).toBeGreaterThan(0);
+    expect(readJson(join(root, 'api', 'links.json'))).toEqual(sliceLinks(top, 0.5, 100));
+    const csv = read(join(root, 'api', 'links.csv')).trimEnd().split('\n');
+    expect(csv[0]).toBe(ENDPOINTS.links.csvColumns!.join(','));
+    expect(csv.length - 1).toBe(readJson(join(root, 'api', 'links.json')).count);
+    const pegins = readJson(join(root, 'api', 'pegin_amounts.json'));
+    expect(pegins.pegin_amounts).toEqual(readJson(join(root, 'data', 'pegin_amounts.json')).pegin_amounts.slice(0, 100));
+  });
+
+  it('cuts api/follow to depth 3 from the full chain in data/follow', () => {
+    const root = join(work, 'a', 'current');
+    const full = [...treeFiles(join(root, 'data', 'follow')).values()].map((p) => readJson(p).follow as Follow);
+    expect(full.length).toBeGreaterThan(0);
+    expect(full.some((f) => f.hops.length > 3)).toBe(true);
+    for (const chain of full) {
+      expect(readJson(join(root, 'api', 'follow', `${chain.query}.json`)).follow).toEqual(truncateFollow(chain, 3));
+    }
+  });
+
+  it('guards CSV cells against formula injection', () => {
+    const root = join(work, 'a', 'current');
+    const traced = [...treeFiles(join(root, 'api', 'trace')).entries()].filter(([rel]) => rel.endsWith('.csv')).map(([, p]) => read(p));
+    const hostile = traced.filter((text) => text.includes('HYPERLINK') || text.includes('SUM(1+1)'));
+    expect(hostile.length).toBeGreaterThan(0);
+    for (const text of hostile) {
+      expect(text).not.toMatch(/(^|,)"?[=@]/m);
+      expect(text).toMatch(/'=HYPERLINK|'@SUM/);
+    }
+  });
+
+  it('keeps precompressed siblings of large files that decompress to the file', () => {
+    const tree = treeFiles(join(work, 'a', 'current'));
+    const gz = [...tree.keys()].filter((rel) => rel.endsWith('.gz') && !rel.startsWith('dumps/'));
+    expect(gz.length).toBeGreaterThan(0);
+    for (const rel of gz) expect(gunzipSync(readFileSync(tree.get(rel)!)).equals(readFileSync(tree.get(rel.slice(0, -3))!))).toBe(true);
+  });
+
+  it('writes dumps that DuckDB reads back with every row', async () => {
+    const root = join(work, 'a', 'current', 'dumps');
+    for (const [name, table] of [['pegins', 'pegins'], ['pegouts', 'pegouts'], ['links', 'a_links']]) {
+      const want = Number((await db.one<{ n: bigint }>(`SELECT count(*) AS n FROM ${table}`))!.n);
+      const parquet = await db.one<{ n: bigint }>(`SELECT count(*) AS n FROM read_parquet('${join(root, `${name}.parquet`)}')`);
+      const csv = await db.one<{ n: bigint }>(`SELECT count(*) AS n FROM read_csv('${join(root, `${name}.csv.gz`)}', header = true)`);
+      expect([Number(parquet!.n), Number(csv!.n)], name).toEqual([want, want]);
+    }
+  });
+});
+
+describe('incremental export', () => {
+  it('reuses unchanged files and gives the same tree as rewriting every file', async () => {
+    // A second site gets the same first release, then both export the next analysis.
+    await exportRelease(db, { outDir: join(work, 'b') });
+    await scanAndAnalyze(db, source, H2, NOW + 15_000);
+    const incremental = await exportRelease(db, { outDir: join(work, 'a') });
+    const full = await exportRelease(db, { outDir: join(work, 'b'), incremental: false });
+    expect(incremental.reused).toBeGreaterThan(0);
+    expect(full.reused).toBe(0);
+    expect(incremental.written).toBeLessThan(full.written);
+
+    const a = treeFiles(incremental.dir);
+    const b = treeFiles(full.dir);
+    expect([...a.keys()]).toEqual([...b.keys()]);
+    for (const [rel, path] of a) expect(readFileSync(path).equals(readFileSync(b.get(rel)!)), rel).toBe(true);
+
+    const health = readJson(join(incremental.dir, 'api', 'health.json'));
+    expect(health.as_of_height).toBe(H2);
+    // Reused files are the previous release's inodes.
+    const manifest = readJson(join(incremental.dir, 'manifest.json'));
+    const reusedTrace = Object.keys(manifest.files).find((rel: string) => rel.startsWith('api/trace/') && manifest.files[rel].stamp !== undefined && manifest.stamps[manifest.files[rel].stamp][0] === H1);
+    expect(reusedTrace).toBeDefined();
+    expect(statSync(join(incremental.dir, reusedTrace!)).nlink).toBeGreaterThan(1);
+  }, 300_000);
+
+  it('keeps only the last releases and never the current one', async () => {
+    for (let i = 0; i < 3; i++) await exportRelease(db, { outDir: join(work, 'a'), keep: 2 });
+    const current = readlinkSync(join(work, 'a', 'current'));
+    const releases = treeFiles(join(work, 'a', 'releases'));
+    const ids = new Set([...releases.keys()].map((rel) => rel.split('/')[0]));
+    expect(ids.size).toBe(2);
+    expect(ids.has(current.split('/')[1])).toBe(true);
+  }, 300_000);
+});
