@@ -45,7 +45,7 @@ export const DEFAULT_PARAMS: AnalysisParams = {
   tol: DEFAULT_TOLERANCE,
   max_join: 200,
   max_candidates: 20,
-  common_exact: 3,
+  common_exact: 2,
   prior: 0.5,
   fee_other: 0.05,
   rate_scale: 10,
