@@ -3,14 +3,14 @@ import fc from 'fast-check';
 import { rmSync } from 'node:fs';
 import { startServer, type RunningServer } from '../src/serve/server.js';
 import { formatCoin, parseCoinAmount, privacyOf, type AmountTable } from '../src/client/index.js';
-import { buildHandTree, type HandTree } from './helpers/release-tree.js';
+import { buildPipelineTree, type PipelineTree } from './helpers/pipeline-release.js';
 
-let tree: HandTree;
+let tree: PipelineTree;
 let server: RunningServer;
 let table: AmountTable;
 
 beforeAll(async () => {
-  tree = buildHandTree();
+  tree = await buildPipelineTree();
   server = await startServer({ sites: [{ network: 'sim', outDir: tree.outDir }], host: '127.0.0.1', port: 0, rateLimit: 0 });
   // The wallet's view: the table as fetched over HTTP, not read from disk.
   table = (await (await fetch(`${server.url}/api/amounts.json`)).json()) as AmountTable;
@@ -21,11 +21,16 @@ afterAll(async () => {
   rmSync(tree.root, { recursive: true, force: true });
 });
 
-/** Amounts near the table's populated ranges and anywhere up to 21M coin. */
+/** Amounts anywhere up to 21M coin, and amounts on or near the table's own rows (generated after beforeAll). */
 const litoshi = fc.oneof(
   fc.integer({ min: 1, max: 2_100_000_000_000_000 }),
-  fc.integer({ min: 40_000_000, max: 150_000_000 }),
-  fc.constantFrom(50_000_000, 123_456_789, 99_996_100, 1),
+  fc.integer({ min: 1_000_000, max: 1_000_000_000 }),
+  fc.constantFrom(1, 100_000_000, 2_100_000_000_000_000),
+  fc.tuple(fc.nat(), fc.integer({ min: -250_000, max: 250_000 }), fc.boolean())
+    .map(([i, offset, exact]) => {
+      const rows = [...table.pegin, ...table.pegout];
+      return Math.max(1, rows[i % rows.length]![0] + (exact ? 0 : offset));
+    }),
 );
 
 describe('router and wallet client agree', () => {

@@ -4,13 +4,14 @@ import { request } from 'node:http';
 import { rmSync } from 'node:fs';
 import { ENDPOINTS } from '../src/api/params.js';
 import { startServer, type RunningServer } from '../src/serve/server.js';
-import { buildHandTree, SECRET, type HandTree } from './helpers/release-tree.js';
+import { SECRET } from './helpers/release-tree.js';
+import { buildPipelineTree, type PipelineTree } from './helpers/pipeline-release.js';
 
-let tree: HandTree;
+let tree: PipelineTree;
 let server: RunningServer;
 
 beforeAll(async () => {
-  tree = buildHandTree();
+  tree = await buildPipelineTree();
   server = await startServer({ sites: [{ network: 'sim', outDir: tree.outDir }], host: '127.0.0.1', port: 0, rateLimit: 0 });
 });
 
@@ -43,9 +44,11 @@ const segment = fc.oneof(
   fc.string({ maxLength: 12 }),
 );
 const value = fc.oneof(
-  fc.constantFrom('0', '1', '500', '501', '-1', '0.5', '1e3', 'NaN', 'csv', 'json', 'pegin', 'pegout', '../../SECRET.txt', '..%2F.secret', '%00', 'ab'.repeat(32), '420'),
+  fc.constantFrom('0', '1', '500', '501', '-1', '0.5', '1e3', 'NaN', 'csv', 'json', 'pegin', 'pegout', '../../SECRET.txt', '..%2F.secret', '%00', 'ab'.repeat(32)),
   fc.constantFrom(...endpoints),
-  fc.constant(null).map(() => tree.addresses[0]!),
+  fc.constant(null).map(() => tree.traceQ.address),
+  fc.constant(null).map(() => tree.traceQ.pegout_tx),
+  fc.constant(null).map(() => String(tree.block.height)),
   fc.string({ maxLength: 20 }),
 );
 const query = fc.array(fc.tuple(fc.constantFrom(...paramNames), value), { maxLength: 4 })

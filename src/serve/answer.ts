@@ -3,13 +3,15 @@
  * parameters are answered by the exported files; other values are shaped
  * from the release's data files; privacy is computed from the amount table.
  */
-import { ENDPOINTS, type EndpointName } from '../api/params.js';
+import { numericParam } from '../api/params.js';
+import type { Envelope } from '../api/envelope.js';
+import { healthAt, type HealthDocument } from '../api/health.js';
+import { linksCsv, sliceLinks, type LinksDocument } from '../api/links.js';
+import { amountsCsv, sliceAmounts, type AmountsDocument } from '../api/top-amounts.js';
+import { followAt, followFiles, type FollowDocument } from '../api/follow.js';
+import { notFoundTrace, traceCsv } from '../api/trace.js';
 import { privacyOf, type Side } from '../domain/privacy.js';
 import type { CachedFile, Release, Site } from './release.js';
-import {
-  emptyAddress, emptyFollow, notFoundTrace, rowsToCsv, sliceAmounts, sliceLinks, truncateFollow,
-  type AmountRow, type FollowBody, type LinkRecord,
-} from './shape.js';
 import type { Query, ValidRequest } from './validate.js';
 
 export type Reply =
@@ -27,7 +29,7 @@ export function answer(site: Site, release: Release, request: ValidRequest, now:
   const format = values.format === 'csv' ? 'csv' : 'json';
   switch (endpoint) {
     case 'health':
-      return { kind: 'json', body: healthBody(release, now), cache: 'none' };
+      return { kind: 'json', body: healthAt(release.health as unknown as HealthDocument, now / 1000), cache: 'none' };
     case 'stats':
     case 'recommendations':
       return requiredFile(site, release, `api/${endpoint}.json`, 'json');
@@ -54,11 +56,6 @@ export function answer(site: Site, release: Release, request: ValidRequest, now:
   }
 }
 
-/** The exported health document with the analysis age as of this request. */
-function healthBody(release: Release, now: number): object {
-  const age = Math.max(0, Math.floor(now / 1000) - release.envelope.updated_at);
-  return { ...release.health, health: { ...release.health.health, analysis_age_seconds: age } };
-}
 
 function fileReply(site: Site, release: Release, rel: string, format: 'json' | 'csv', filename?: string): Reply | null {
   const file = site.file(release, rel);
@@ -81,42 +78,48 @@ function trace(site: Site, release: Release, q: Query, format: 'json' | 'csv'): 
   const value = String(q.value);
   const file = fileReply(site, release, `api/trace/${value}.${format}`, format, `pegscope-trace-${value}.csv`);
   if (file) return file;
-  if (format === 'csv') return { kind: 'csv', text: rowsToCsv(ENDPOINTS.trace.csvColumns ?? [], []), filename: `pegscope-trace-${value}.csv` };
-  return { kind: 'json', body: notFoundTrace(release.envelope, value), cache: 'analysis' };
+  const notFound = notFoundTrace(release.envelope, value);
+  if (format === 'csv') return { kind: 'csv', text: traceCsv(notFound.trace), filename: `pegscope-trace-${value}.csv` };
+  return { kind: 'json', body: notFound, cache: 'analysis' };
 }
 
+/**
+ * The default depth is its own file; other depths cut the longest chain the
+ * release holds for q (data/follow/ for chains beyond the default depth).
+ */
 function follow(site: Site, release: Release, address: string, depth: number): Reply {
-  if (depth === defaultOf('follow', 'depth')) {
+  if (depth === numericParam('follow', 'depth').default) {
     const file = fileReply(site, release, `api/follow/${address}.json`, 'json');
     if (file) return file;
-  } else {
-    const full = site.data<{ follow: FollowBody }>(release, `data/follow/${address}.json`);
-    if (full) return { kind: 'json', body: truncateFollow(release.envelope, full.follow, depth), cache: 'analysis' };
+  }
+  for (const rel of followFiles(address, depth)) {
+    const doc = site.data<FollowDocument>(release, rel);
+    if (doc) return { kind: 'json', body: followAt(doc, depth), cache: 'analysis' };
   }
   return { kind: 'json', body: emptyFollow(release.envelope, address, depth), cache: 'analysis' };
 }
 
 function links(site: Site, release: Release, minConfidence: number, limit: number, format: 'json' | 'csv'): Reply {
-  if (minConfidence === defaultOf('links', 'min_confidence') && limit === defaultOf('links', 'limit')) {
+  if (minConfidence === numericParam('links', 'min_confidence').default && limit === numericParam('links', 'limit').default) {
     return requiredFile(site, release, `api/links.${format}`, format, 'pegscope-links.csv');
   }
-  const top = site.data<{ links: LinkRecord[] }>(release, 'data/links.json');
+  const top = site.data<LinksDocument>(release, 'data/links.json');
   if (!top) return missing('data/links.json');
-  const body = sliceLinks(release.envelope, top.links, minConfidence, limit);
-  if (format === 'csv') return { kind: 'csv', text: rowsToCsv(ENDPOINTS.links.csvColumns ?? [], body.links), filename: 'pegscope-links.csv' };
+  const body = sliceLinks(top, minConfidence, limit);
+  if (format === 'csv') return { kind: 'csv', text: linksCsv(body), filename: 'pegscope-links.csv' };
   return { kind: 'json', body, cache: 'analysis' };
 }
 
 function amounts(site: Site, release: Release, endpoint: 'pegin_amounts' | 'pegout_amounts', limit: number, format: 'json' | 'csv'): Reply {
-  if (limit === defaultOf(endpoint, 'limit')) {
+  if (limit === numericParam(endpoint, 'limit').default) {
     return requiredFile(site, release, `api/${endpoint}.${format}`, format, `pegscope-${endpoint}.csv`);
   }
   const rel = `data/${endpoint}.json`;
-  const top = site.data<Record<string, AmountRow[]>>(release, rel);
-  const rows = top?.[endpoint];
-  if (!rows) return missing(rel);
-  const body = sliceAmounts(release.envelope, endpoint, rows, limit);
-  if (format === 'csv') return { kind: 'csv', text: rowsToCsv(ENDPOINTS[endpoint].csvColumns ?? [], rows.slice(0, limit)), filename: `pegscope-${endpoint}.csv` };
+  const top = site.data<AmountsDocument>(release, rel);
+  const side = endpoint === 'pegin_amounts' ? 'pegin' : 'pegout';
+  if (!top?.[endpoint]) return missing(rel);
+  const body = sliceAmounts(top, side, limit);
+  if (format === 'csv') return { kind: 'csv', text: amountsCsv(body, side), filename: `pegscope-${endpoint}.csv` };
   return { kind: 'json', body, cache: 'analysis' };
 }
 
@@ -130,7 +133,15 @@ function block(site: Site, release: Release, q: Query): Reply {
   };
 }
 
-function defaultOf(endpoint: EndpointName, name: string): unknown {
-  const param = ENDPOINTS[endpoint].params.find((p) => p.name === name);
-  return param && 'default' in param ? param.default : undefined;
+
+function emptyFollow(envelope: Envelope, query: string, depth: number): FollowDocument {
+  return { ...envelope, follow: { query, depth, hops: [], total_confidence: 0 } };
+}
+
+/** A valid address the release has never seen in a peg: no attribution, zero totals. */
+function emptyAddress(envelope: Envelope, address: string): object {
+  return {
+    ...envelope,
+    address: { address, attribution: null, pegouts_received: { count: 0, total: 0 }, pegins_funded: { count: 0, total: 0 } },
+  };
 }
