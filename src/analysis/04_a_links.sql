@@ -69,11 +69,14 @@ CREATE OR REPLACE TEMP TABLE w_scored AS
 WITH shares AS (
   SELECT *,
     count(*) OVER (PARTITION BY pegin_txid, pegin_vout) - 1 AS competitor_count,
-    weight / ((1 - {{prior}}) + sum(weight) OVER (PARTITION BY pegout_txid, pegout_vout)) AS pegout_share,
-    weight / ((1 - {{prior}}) + sum(weight) OVER (PARTITION BY pegin_txid, pegin_vout)) AS pegin_share
+    sum(weight) OVER (PARTITION BY pegout_txid, pegout_vout) AS pegout_total,
+    sum(weight) OVER (PARTITION BY pegin_txid, pegin_vout) AS pegin_total,
+    weight / ((1 - {{prior}}) + pegout_total) AS pegout_share,
+    weight / ((1 - {{prior}}) + pegin_total) AS pegin_share
   FROM w_weighted
 )
-SELECT s.*, e.exact_count, pegout_share * pegin_share AS confidence
+SELECT s.*, e.exact_count,
+  weight / ((1 - {{prior}}) + pegout_total + pegin_total - weight) AS confidence
 FROM shares s JOIN w_pegin_exact e ON e.amount = s.pegin_amount;
 
 CREATE OR REPLACE TABLE a_links AS
