@@ -28,11 +28,10 @@ describe('round-trip links', () => {
     expect(result.links).toBe(1);
     const links = await d.all('SELECT * FROM a_links');
     const w = expectedWeight(6_410, 40, 150 - 110 + 1, 1);
-    const share = w / (0.5 + w);
     expect(links).toEqual([expect.objectContaining({
       pegout_txid: txid('hog150'), pegout_vout: 1, pegin_txid: txid('unique'), pegin_vout: 0,
       amount_diff: 6410n, block_gap: 40, candidate_count: 1n, competitor_count: 0n,
-      confidence: Math.round(share * share * 1e4) / 1e4,
+      confidence: Math.round((w / (0.5 + w)) * 1e4) / 1e4,
     })]);
     expect(links[0]!.confidence).toBeGreaterThan(0.9);
     const reasons = links[0]!.reasons as string[];
@@ -58,7 +57,7 @@ describe('round-trip links', () => {
     const h = 160 - 120 + 1;
     const wFit = expectedWeight(6_410, 40, h, 2), wOdd = expectedWeight(150_000, 39, h, 2);
     expect(wOdd / (0.5 + wFit + wOdd)).toBeLessThan(0.01);
-    expect(links[0]!.confidence).toBeCloseTo((wFit / (0.5 + wFit + wOdd)) * (wFit / (0.5 + wFit)), 4);
+    expect(links[0]!.confidence).toBeCloseTo(wFit / (0.5 + (wFit + wOdd) + wFit - wFit), 4);
   });
 
   it('never reports a common amount', async () => {
