@@ -20,6 +20,8 @@ const API_PATHS = ['/api', '/api.php'];
 export function redirectsFile(): string {
   const lines = ['# pegscope static tree: rewrites (status 200) from API URLs to files'];
   for (const name of BY_QUERY) {
+    // Path form /api/<name>/<q>: an existing file (…/<q>.json) is served as is, this only adds the extension.
+    lines.push(`/api/${name}/:q /api/${name}/:q.json 200`);
     if (WITH_CSV(name)) lines.push(`/api/${name} q=:q format=csv /api/${name}/:q.csv 200`);
     lines.push(`/api/${name} q=:q /api/${name}/:q.json 200`);
     for (const base of API_PATHS) {
@@ -92,6 +94,13 @@ location ~ ^/api/(${queryNames})$ {
     if ($arg_q !~ "^[A-Za-z0-9]{1,100}$") { return 400 '${badQ}'; }
     if ($arg_format = "csv") { rewrite ^ /api/$pegscope_endpoint/$arg_q.csv last; }
     rewrite ^ /api/$pegscope_endpoint/$arg_q.json last;
+}
+
+location ~ "^/api/(${queryNames})/([A-Za-z0-9]{1,100})$" {
+    set $pegscope_endpoint $1;
+    set $pegscope_q $2;
+    if ($arg_format = "csv") { rewrite ^ /api/$pegscope_endpoint/$pegscope_q.csv last; }
+    rewrite ^ /api/$pegscope_endpoint/$pegscope_q.json last;
 }
 
 location ~ ^/api/(${defaultNames})$ {
