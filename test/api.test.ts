@@ -1,0 +1,135 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { guardCell, toCsv } from '../src/api/csv.js';
+import { document, wrapJson, type AnalysisStamp } from '../src/api/envelope.js';
+import { sliceLinks, linksDocument, type LinkRecord } from '../src/api/links.js';
+import { truncateFollow, type Follow } from '../src/api/follow.js';
+import { sliceAmounts, amountsDocument } from '../src/api/top-amounts.js';
+import { traceCsvRows, type Trace } from '../src/api/trace.js';
+import { indexDocument } from '../src/api/index.js';
+import { schemaFiles } from '../src/api/schemas.js';
+import { ENDPOINTS } from '../src/api/params.js';
+
+/** RFC 4180 reader for the round-trip check: quoted cells may hold commas, quotes ("") and line breaks. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [], cell = '', quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') { cell += '"'; i++; } else if (ch === '"') quoted = false; else cell += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') { row.push(cell); cell = ''; }
+    else if (ch === '\n') { row.push(cell); rows.push(row); row = []; cell = ''; }
+    else cell += ch;
+  }
+  return rows;
+}
+
+const stamp: AnalysisStamp = { network: 'mainnet', as_of_height: 2_900_000, updated_at: 1_800_000_000 };
+
+describe('CSV', () => {
+  it('quotes commas, quotes and line breaks so the cells read back unchanged', () => {
+    const rows = [['a,b', 'say "hi"', 'line\nbreak', 'plain', 1.5, null]];
+    const text = toCsv(['c1', 'c2', 'c3', 'c4', 'c5', 'c6'], rows);
+    expect(text).toBe('c1,c2,c3,c4,c5,c6\n"a,b","say ""hi""","line\nbreak",plain,1.5,\n');
+  });
+
+  it.each(['=1+2', '+1', '-1', '@SUM(A1)', '\tx', '\rx'])('prefixes %j with a quote against formula injection', (cell) => {
+    expect(guardCell(cell)).toBe(`'${cell}`);
+    const [, row] = toCsv(['c'], [[cell]]).split(/\n(?=.)/);
+    expect(row!.replace(/^"|"\n?$/g, '').startsWith("'")).toBe(true);
+  });
+
+  it('leaves ordinary cells alone and reads back any text exactly (after the guard)', () => {
+    fc.assert(fc.property(fc.array(fc.string(), { minLength: 1, maxLength: 5 }), (cells) => {
+      const text = toCsv(cells.map((_, i) => `c${i}`), [cells]);
+      const [, back] = parseCsv(text);
+      expect(back).toEqual(cells.map(guardCell));
+    }));
+  });
+});
+
+describe('documents', () => {
+  it('wrapJson gives the same bytes as stringifying the document', () => {
+    const body = { query: 'x', hops: [{ confidence: 0.5 }], total_confidence: 0.5 };
+    expect(wrapJson(stamp, 'follow', JSON.stringify(body))).toBe(JSON.stringify(document(stamp, { follow: body })));
+  });
+
+  it('the index names every endpoint with its parameters, the disclaimer, licences and attribution', () => {
+    const index = indexDocument(stamp);
+    expect(Object.keys(index.endpoints).sort()).toEqual(Object.keys(ENDPOINTS).sort());
+    expect(index.endpoints.links).toBe('GET /api/links?min_confidence?&limit?&format? — round-trip links ordered by confidence');
+    expect(index.endpoints.trace).toMatch(/^GET \/api\/trace\?q&format\? — /);
+    expect(index.disclaimer).toMatch(/heuristic inference.*never proof/);
+    expect(index.license).toEqual({ data: 'CC BY 4.0', code: 'AGPL-3.0' });
+    expect(index.attribution.text).toBe('Data from pegscope');
+  });
+});
+
+const link = (confidence: number, block_gap: number): LinkRecord => ({
+  pegout_txid: 'a'.repeat(64), pegout_vout: 0, pegout_height: 10, pegout_amount: 1, pegout_address: null, pegout_entity: null,
+  pegout_category: null, pegin_txid: 'b'.repeat(64), pegin_vout: 0, pegin_height: 5, pegin_amount: 1.0001, confidence,
+  risk_score: 0, block_gap, candidate_count: 1, reasons: [],
+});
+
+describe('slicing precomputed lists', () => {
+  it('links at or above min_confidence are a prefix of the top list', () => {
+    fc.assert(fc.property(
+      fc.array(fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.nat(1000)), { maxLength: 60 }),
+      fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 1, max: 500 }),
+      (pairs, min, limit) => {
+        const top = pairs.map(([c, g]) => link(c, g)).sort((a, b) => b.confidence - a.confidence || a.block_gap - b.block_gap);
+        const doc = sliceLinks(linksDocument(stamp, top), min, limit);
+        const want = top.filter((l) => l.confidence >= min).slice(0, limit);
+        expect(doc.links).toEqual(want);
+        expect(doc.count).toBe(want.length);
+        expect(doc.min_confidence).toBe(min);
+      }));
+  });
+
+  it('follow cut to a depth keeps the first hops and their cumulative confidence', () => {
+    const hop = (c: number, cum: number) => ({ from: 'a', pegin: { txid: 'p', vout: 0 }, pegout: { txid: 'o', vout: 0 }, to: 'b', to_attribution: null, confidence: c, cumulative_confidence: cum });
+    const full: Follow = { query: 'a', depth: 10, hops: [hop(0.9, 0.9), hop(0.5, 0.45), hop(0.5, 0.225), hop(0.8, 0.18)], total_confidence: 0.18 };
+    expect(truncateFollow(full, 2)).toEqual({ query: 'a', depth: 2, hops: full.hops.slice(0, 2), total_confidence: 0.45 });
+    expect(truncateFollow(full, 10)).toEqual(full);
+    expect(truncateFollow({ ...full, hops: [] }, 3).total_confidence).toBe(0);
+  });
+
+  it('amount lists slice to the limit and count what they hold', () => {
+    const doc = amountsDocument(stamp, 'pegout', [{ amount: 1, count: 9 }, { amount: 0.5, count: 3 }]);
+    expect(sliceAmounts(doc, 'pegout', 1)).toMatchObject({ count: 1, pegout_amounts: [{ amount: 1, count: 9 }] });
+  });
+});
+
+describe('trace CSV rows', () => {
+  it('gives one row per link from its side and one row for a peg without links', () => {
+    const trace = {
+      query: 'q', type: 'address', attribution: null, cluster: null,
+      pegins: [{ txid: 'i1', vout: 0, amount: 2, links: [{ pegout_txid: 'o1', pegout_amount: 1.9999, pegout_address: 'x', pegout_entity: '=bad', confidence: 0.9 }] }],
+      pegouts: [{ txid: 'o2', vout: 1, amount: 3, address: 'y', attribution: { entity: 'Ex' }, links: [] }],
+    } as unknown as Trace;
+    expect(traceCsvRows(trace)).toEqual([
+      ['pegin', 'i1', 2, 'o1', 1.9999, 'x', '=bad', 0.9],
+      ['pegout', null, null, 'o2', 3, 'y', 'Ex', null],
+    ]);
+  });
+});
+
+describe('schemas/', () => {
+  it('holds exactly what the declarations generate (run npx tsx scripts/gen-schemas.ts after changing them)', () => {
+    for (const [name, schema] of Object.entries(schemaFiles())) {
+      expect(JSON.parse(readFileSync(join(import.meta.dirname, '..', 'schemas', name), 'utf8')), name).toEqual(schema);
+    }
+  });
+
+  it('OpenAPI references only schema files that exist, one response per endpoint', () => {
+    const files = schemaFiles();
+    const refs = JSON.stringify(files['openapi.json']).match(/"\$ref":"[^"]+"/g) ?? [];
+    for (const ref of refs) expect(files[ref.slice(8, -1).split('#')[0]!], ref).toBeDefined();
+    const paths = (files['openapi.json'] as { paths: Record<string, unknown> }).paths;
+    for (const name of Object.keys(ENDPOINTS)) expect(paths[`/api/${name}`], name).toBeDefined();
+  });
+});
