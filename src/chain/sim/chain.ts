@@ -12,7 +12,7 @@ import {
   PEGIN_KERNEL_FEE, PEGOUT_KERNEL_BASE_FEE, TRANSFER_KERNEL_FEE, type SimRates,
 } from './presets.js';
 import {
-  Writer, displayHex, kernelBytes, merkleRoot, serializeHeader, serializeHogEx, serializeMwebBlock,
+  Writer, copy, displayHex, kernelBytes, resetArena, scratch, merkleRoot, serializeHeader, serializeHogEx, serializeMwebBlock,
   serializeMwebHeader, serializeTx, sha256, sha256d, type Kernel, type SerializedTx, type TxIn, type TxOut,
 } from './serialize.js';
 import type { AmountKind, DestinationKind, SimLabel, TruthSink } from './truth.js';
@@ -43,12 +43,25 @@ const PEGIN_BASE_VSIZE = 95;
 
 interface Addr { type: AddrType; hash: Uint8Array; script: Uint8Array }
 
+const SCRIPT_TEMPLATES: Record<AddrType, { prefix: number[]; suffix: number[] }> = {
+  p2wpkh: { prefix: [0x00, 0x14], suffix: [] },
+  p2pkh: { prefix: [0x76, 0xa9, 0x14], suffix: [0x88, 0xac] },
+  p2sh: { prefix: [0xa9, 0x14], suffix: [0x87] },
+};
+
 function makeAddr(type: AddrType, hash: Uint8Array): Addr {
-  const script = type === 'p2wpkh' ? new Uint8Array([0x00, 0x14, ...hash])
-    : type === 'p2pkh' ? new Uint8Array([0x76, 0xa9, 0x14, ...hash, 0x88, 0xac])
-      : new Uint8Array([0xa9, 0x14, ...hash, 0x87]);
+  const { prefix, suffix } = SCRIPT_TEMPLATES[type];
+  const script = new Uint8Array(prefix.length + 20 + suffix.length);
+  script.set(prefix, 0);
+  script.set(hash, prefix.length);
+  script.set(suffix, prefix.length + 20);
   return { type, hash, script };
 }
+
+/** The HogEx output 0 is spent by the next HogEx, never resolved to an address. */
+const HOGEX_OWNER = makeAddr('p2wpkh', new Uint8Array(20));
+const EMPTY = new Uint8Array(0);
+const WITNESS_COMMITMENT_PREFIX = new Uint8Array([0x6a, 0x24, 0xaa, 0x21, 0xa9, 0xed]);
 
 export const addressOf = (script: Uint8Array): string => decodeScript(script, NETWORKS.sim).address ?? '';
 
@@ -79,6 +92,8 @@ interface Wallet {
   pegin: string;
   peginAmount: number;
   slot: number;
+  /** Exit events still scheduled; a wallet with none left is forgotten (its coins stay in the supply). */
+  exitsLeft: number;
 }
 
 type Event =
@@ -161,6 +176,8 @@ export class SimChain {
   private readonly live: Wallet[] = [];
   private readonly recentUsers: number[] = [];
   private readonly retained = new Map<string, { raw: Uint8Array; until: number }>();
+  private readonly poolScripts: Uint8Array[];
+  private readonly poolTags: Uint8Array[];
   private nextUser = SERVICE_USERS;
   private nextWallet = 0;
   private nextFresh = 0;
@@ -171,6 +188,8 @@ export class SimChain {
   constructor(readonly rates: SimRates, readonly seed: number, private readonly truth: TruthSink) {
     this.rng = new Rng(seed);
     this.tip = SIM_MWEB_ACTIVATION_HEIGHT - 1 + rates.blocks;
+    this.poolScripts = POOLS.map((_, i) => this.userAddr(-1 - i, 0).script);
+    this.poolTags = POOLS.map((tag) => new Uint8Array(Buffer.from(tag, 'ascii')));
   }
 
   /** A funding or multi-hop HogEx transaction the scanner may still ask for. */
@@ -186,6 +205,7 @@ export class SimChain {
   next(materialize = true): GeneratedBlock {
     const height = ++this.height;
     if (height > this.tip) throw new Error(`the simulated chain ends at height ${this.tip}`);
+    resetArena();
     this.time += Math.max(1, Math.round(this.rng.exponential(this.rates.blockSeconds)));
     if (height % 2_000 === 0) this.drift();
     const block = height < SIM_MWEB_ACTIVATION_HEIGHT ? this.preMwebBlock(height, materialize) : this.mwebBlock(height, materialize);
@@ -262,7 +282,7 @@ export class SimChain {
         canonicalFees += e.episode.canonicalFee;
         hogexInputs.push({ txidBytes: tx.txidBytes, vout: 0, value: e.episode.amount, addr: e.episode.inputs[0]!.addr });
       } else if (e.kind === 'exit') {
-        const p = this.exit(height, e.wallet, e.final, kernels);
+        const p = this.exit(e.wallet, e.final, kernels);
         if (p) pegouts.push(p);
       } else {
         this.transfer(e.wallet, kernels);
@@ -274,14 +294,17 @@ export class SimChain {
       const j = this.rng.int(0, i);
       [pegouts[i], pegouts[j]] = [pegouts[j]!, pegouts[i]!];
     }
-    const roots = this.rng.bytes(160);
+    // Roots, offsets and the MWEB header hash are commitments to data the simulation does not carry: random stand-ins.
+    const roots = this.bytes(160);
     const mwebHeader = serializeMwebHeader({ height, roots, numTxos: this.numTxos, numKernels: kernels.length });
-    const hogaddr = new Uint8Array([0x58, 0x20, ...sha256(mwebHeader)]);
+    const hogaddr = this.rng.fill(scratch(34), 2);
+    hogaddr[0] = 0x58;
+    hogaddr[1] = 0x20;
     const hogex = serializeHogEx(
-      hogexInputs.map((o) => ({ prevHash: o.txidBytes, prevVout: o.vout, scriptSig: new Uint8Array(0), sequence: 0xffffffff, witness: [] })),
+      hogexInputs.map((o) => ({ prevHash: o.txidBytes, prevVout: o.vout, scriptSig: EMPTY, sequence: 0xffffffff, witness: [] })),
       [{ value: this.supply, script: hogaddr }, ...pegouts.map((p) => p.out)],
     );
-    this.prevHogex = { txidBytes: hogex.txidBytes, vout: 0, value: this.supply, addr: makeAddr('p2wpkh', new Uint8Array(20)) };
+    this.prevHogex = { txidBytes: hogex.txidBytes, vout: 0, value: this.supply, addr: HOGEX_OWNER };
     pegouts.forEach((p, i) => this.recordPegout(height, hogex, i + 1, p));
 
     const kernelFees = kernels.reduce((sum, k) => sum + k.fee, 0);
@@ -305,7 +328,7 @@ export class SimChain {
     w.bytes(header).compactSize(all.length);
     for (const tx of all) w.bytes(tx.raw);
     if (mweb) w.u8(0x01).bytes(mweb);
-    return { height, hash, raw: w.take() };
+    return { height, hash, raw: copy(w.take()) };
   }
 
   /** BIP34 height push, the pool's tag; a witness commitment when the block carries witness data. */
@@ -316,13 +339,13 @@ export class SimChain {
     if (bytes.length === 0 || (bytes[bytes.length - 1]! & 0x80)) bytes.push(0);
     heightPush.u8(bytes.length).bytes(new Uint8Array(bytes));
     const pool = mix32(this.seed, 5, height) % POOLS.length;
-    const tag = Buffer.from(POOLS[pool]!, 'ascii');
+    const tag = this.poolTags[pool]!;
     const scriptSig = new Writer(40).bytes(heightPush.take()).u8(tag.length).bytes(tag).take();
-    const outputs: TxOut[] = [{ value, script: this.userAddr(-1 - pool, 0).script }];
+    const outputs: TxOut[] = [{ value, script: this.poolScripts[pool]! }];
     if (segwit) {
       const wtxids = [new Uint8Array(32), ...txs.map((t) => sha256d(t.raw))];
-      const commitment = sha256d(new Uint8Array([...merkleRoot(wtxids), ...new Uint8Array(32)]));
-      outputs.push({ value: 0, script: new Uint8Array([0x6a, 0x24, 0xaa, 0x21, 0xa9, 0xed, ...commitment]) });
+      const commitment = sha256d(merkleRoot(wtxids), new Uint8Array(32));
+      outputs.push({ value: 0, script: new Writer(38).bytes(WITNESS_COMMITMENT_PREFIX).bytes(commitment).take() });
     }
     return serializeTx(
       [{ prevHash: new Uint8Array(32), prevVout: 0xffffffff, scriptSig, sequence: 0xffffffff, witness: segwit ? [new Uint8Array(32)] : [] }],
@@ -333,7 +356,9 @@ export class SimChain {
   // --- behaviour -------------------------------------------------------------
 
   private schedule(e: DistributiveOmit<Event, 'seq'>): void {
-    if (e.height <= this.tip) this.events.push({ ...e, seq: this.seq++ } as Event);
+    if (e.height > this.tip) return;
+    this.events.push({ ...e, seq: this.seq++ } as Event);
+    if (e.kind === 'exit') this.wallets.get(e.wallet)!.exitsLeft++;
   }
 
   private gap(): number {
@@ -404,7 +429,7 @@ export class SimChain {
     const inputs: Outpoint[] = [];
     for (let k = 0; k < inputCount; k++) {
       const tx = this.fundingTx(addrs[k]!, parts[k]!);
-      this.retained.set(tx.txid, { raw: tx.raw, until: at + RETAIN_BLOCKS });
+      this.retained.set(tx.txid, { raw: copy(tx.raw), until: at + RETAIN_BLOCKS });
       txs.push(tx);
       inputs.push({ txidBytes: tx.txidBytes, vout: 0, value: parts[k]!, addr: addrs[k]! });
     }
@@ -423,13 +448,18 @@ export class SimChain {
   private fundingTx(to: Addr, value: number): SerializedTx {
     const change = Math.round(this.rng.logNormal(5, 1.5) * COIN);
     return serializeTx(
-      [{ prevHash: this.rng.bytes(32), prevVout: this.rng.int(0, 3), scriptSig: new Uint8Array(0), sequence: 0xfffffffe, witness: [this.signature(), this.rng.bytes(33)] }],
-      [{ value, script: to.script }, { value: change, script: makeAddr('p2wpkh', this.rng.bytes(20)).script }],
+      [{ prevHash: this.bytes(32), prevVout: this.rng.int(0, 3), scriptSig: EMPTY, sequence: 0xfffffffe, witness: [this.signature(), this.bytes(33)] }],
+      [{ value, script: to.script }, { value: change, script: makeAddr('p2wpkh', this.bytes(20)).script }],
     );
   }
 
+  /** Random filler (signatures, keys, MWEB commitments) in scratch memory. */
+  private bytes(n: number): Uint8Array {
+    return this.rng.fill(scratch(n));
+  }
+
   private signature(): Uint8Array {
-    const sig = this.rng.bytes(72);
+    const sig = this.bytes(72);
     sig[0] = 0x30;
     sig[1] = 0x45;
     sig[71] = 0x01;
@@ -439,18 +469,20 @@ export class SimChain {
   private spend(o: Outpoint): TxIn {
     const base = { prevHash: o.txidBytes, prevVout: o.vout, sequence: 0xfffffffe };
     if (o.addr.type === 'p2pkh') {
-      const scriptSig = new Writer(110).varBytes(this.signature()).varBytes(this.rng.bytes(33)).take();
+      const scriptSig = new Writer(110).varBytes(this.signature()).varBytes(this.bytes(33)).take();
       return { ...base, scriptSig, witness: [] };
     }
-    const scriptSig = o.addr.type === 'p2sh' ? new Uint8Array([0x16, 0x00, 0x14, ...o.addr.hash]) : new Uint8Array(0);
-    return { ...base, scriptSig, witness: [this.signature(), this.rng.bytes(33)] };
+    const scriptSig = o.addr.type === 'p2sh' ? new Writer(23).u8(0x16).u8(0x00).u8(0x14).bytes(o.addr.hash).take() : EMPTY;
+    return { ...base, scriptSig, witness: [this.signature(), this.bytes(33)] };
   }
 
   private pegin(height: number, ep: Episode, kernels: Kernel[]): SerializedTx {
-    const kernel: Kernel = { fee: PEGIN_KERNEL_FEE, peginAmount: ep.amount, pegouts: [], opaque: this.rng.bytes(130) };
+    const kernel: Kernel = { fee: PEGIN_KERNEL_FEE, peginAmount: ep.amount, pegouts: [], opaque: this.bytes(130) };
     kernels.push(kernel);
-    const kernelId = sha256(kernelBytes(kernel));
-    const tx = serializeTx(ep.inputs.map((o) => this.spend(o)), [{ value: ep.amount, script: new Uint8Array([0x59, 0x20, ...kernelId]) }]);
+    const script = new Uint8Array(34);
+    script.set([0x59, 0x20]);
+    script.set(sha256(kernelBytes(kernel)), 2);
+    const tx = serializeTx(ep.inputs.map((o) => this.spend(o)), [{ value: ep.amount, script }]);
     const id = `${tx.txid}:0`;
     const credited = ep.amount - PEGIN_KERNEL_FEE;
     this.supply += credited;
@@ -471,7 +503,7 @@ export class SimChain {
     }
     const wallet: Wallet = {
       id: this.nextWallet++, user: ep.user, balance: credited, sources: [id], firstHeight: height, pure: true,
-      mergeable: false, chain: ep.chain, pegin: id, peginAmount: ep.amount, slot: this.live.length,
+      mergeable: false, chain: ep.chain, pegin: id, peginAmount: ep.amount, slot: this.live.length, exitsLeft: 0,
     };
     this.wallets.set(wallet.id, wallet);
     this.live.push(wallet);
@@ -480,6 +512,12 @@ export class SimChain {
   }
 
   private planExits(height: number, w: Wallet): void {
+    this.planEvents(height, w);
+    // Coins that never leave (or whose exit falls after the tip) need no state.
+    if (w.exitsLeft === 0) this.retire(w);
+  }
+
+  private planEvents(height: number, w: Wallet): void {
     const r = this.rates;
     if (w.chain) {
       this.schedule({ kind: 'exit', height: height + this.gap(), wallet: w.id, final: true });
@@ -530,7 +568,7 @@ export class SimChain {
     for (const s of w.sources) if (!to.sources.includes(s)) to.sources.push(s);
     this.supply -= TRANSFER_KERNEL_FEE;
     this.numTxos += 2;
-    kernels.push({ fee: TRANSFER_KERNEL_FEE, peginAmount: null, pegouts: [], opaque: this.rng.bytes(130) });
+    kernels.push({ fee: TRANSFER_KERNEL_FEE, peginAmount: null, pegouts: [], opaque: this.bytes(130) });
   }
 
   private destination(w: Wallet, final: boolean): { kind: DestinationKind; addr: Addr; nextUser: number | null } {
@@ -548,9 +586,16 @@ export class SimChain {
     return { kind: 'fresh', addr: this.freshAddr(), nextUser: null };
   }
 
-  private exit(height: number, walletId: number, final: boolean, kernels: Kernel[]): PendingPegout | null {
+  private exit(walletId: number, final: boolean, kernels: Kernel[]): PendingPegout | null {
     const w = this.wallets.get(walletId);
     if (!w) return null;
+    w.exitsLeft--;
+    const p = this.pegout(w, final, kernels);
+    if (w.exitsLeft === 0 && this.wallets.has(w.id)) this.retire(w);
+    return p;
+  }
+
+  private pegout(w: Wallet, final: boolean, kernels: Kernel[]): PendingPegout | null {
     const dest = this.destination(w, final);
     const feeRate = this.feeRate();
     const fee = PEGOUT_KERNEL_BASE_FEE + feeRate * (8 + 1 + dest.addr.script.length);
@@ -558,21 +603,17 @@ export class SimChain {
     const hopFees = extraHops * TRANSFER_KERNEL_FEE;
     const available = w.balance - fee - hopFees;
     const amount = final ? available : this.partialAmount(w.balance);
-    if (amount < MIN_PEGOUT || amount > available) {
-      if (final) this.retire(w);
-      return null;
-    }
+    if (amount < MIN_PEGOUT || amount > available) return null;
     const roundTrip = final && w.pure;
     const partial = !final;
     w.balance -= amount + fee + hopFees;
     this.supply -= amount + fee + hopFees;
     this.numTxos += 1 + extraHops;
     const out = { value: amount, script: dest.addr.script };
-    for (let i = 0; i < extraHops; i++) kernels.push({ fee: TRANSFER_KERNEL_FEE, peginAmount: null, pegouts: [], opaque: this.rng.bytes(130) });
-    kernels.push({ fee, peginAmount: null, pegouts: [out], opaque: this.rng.bytes(130) });
+    for (let i = 0; i < extraHops; i++) kernels.push({ fee: TRANSFER_KERNEL_FEE, peginAmount: null, pegouts: [], opaque: this.bytes(130) });
+    kernels.push({ fee, peginAmount: null, pegouts: [out], opaque: this.bytes(130) });
     const sources = w.sources.slice();
     w.pure = false;
-    if (final) this.retire(w);
     return { out, wallet: w, final, partial, dest: dest.kind, nextUser: dest.nextUser, fee: fee + hopFees, feeRate, extraHops, sources, roundTrip };
   }
 
@@ -608,7 +649,7 @@ export class SimChain {
       const input: Outpoint = { txidBytes: hogex.txidBytes, vout, value: p.out.value, addr };
       const canonicalFee = this.feeRateCanonical() * (PEGIN_BASE_VSIZE + INPUT_VSIZE[addr.type]);
       const prev = this.retained.get(hogex.txid);
-      this.retained.set(hogex.txid, { raw: hogex.raw, until: Math.max(prev?.until ?? 0, at + RETAIN_BLOCKS) });
+      this.retained.set(hogex.txid, { raw: copy(hogex.raw), until: Math.max(prev?.until ?? 0, at + RETAIN_BLOCKS) });
       this.schedule({
         kind: 'pegin', height: at,
         episode: {

@@ -59,7 +59,7 @@ export interface SimRates {
 
 export const DEFAULT_RATES: SimRates = {
   blocks: 600_000,
-  peginsPerBlock: 0.087,
+  peginsPerBlock: 0.086,
   activityVolatility: 0.35,
   returningUserShare: 0.25,
   multiInputShare: 0.12,
@@ -68,8 +68,8 @@ export const DEFAULT_RATES: SimRates = {
   arbitraryMedianCoin: 1.5,
   arbitrarySigma: 1.8,
   servicePeginShare: 0.02,
-  neverExitShare: 0.12,
-  splitShare: 0.08,
+  neverExitShare: 0.16,
+  splitShare: 0.06,
   transferShare: 0.1,
   mergeShare: 0.04,
   multiHopShare: 0.03,

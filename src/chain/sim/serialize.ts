@@ -6,43 +6,68 @@
  *               | inputs | outputs | kernels
  * Hashes are double SHA-256 in internal byte order; display order is reversed.
  */
-import { hash } from 'node:crypto';
+import { sha256d } from './sha256.js';
 
-export const sha256d = (data: Uint8Array): Buffer => hash('sha256', hash('sha256', data, 'buffer'), 'buffer');
-export const sha256 = (data: Uint8Array): Buffer => hash('sha256', data, 'buffer');
+export { sha256, sha256d } from './sha256.js';
 
 export const displayHex = (internal: Uint8Array): string => Buffer.from(internal).reverse().toString('hex');
 export const internalBytes = (display: string): Buffer => Buffer.from(display, 'hex').reverse();
 
-/** A growable little-endian byte writer. */
+/**
+ * Scratch memory for one block: every ArrayBuffer V8 creates costs about a
+ * microsecond, so writers and filler bytes take slices of one big buffer
+ * instead. Whatever must outlive the block is copied out (`copy`).
+ */
+const ARENA = new Uint8Array(1 << 23);
+let arenaPos = 0;
+
+/** Starts a new block: everything handed out from the arena before is dead. */
+export function resetArena(): void {
+  arenaPos = 0;
+}
+
+/** `n` bytes of scratch memory valid until the next resetArena(). */
+export function scratch(n: number): Uint8Array {
+  if (arenaPos + n > ARENA.length) return new Uint8Array(n);
+  const out = ARENA.subarray(arenaPos, arenaPos + n);
+  arenaPos += n;
+  return out;
+}
+
+export const copy = (bytes: Uint8Array): Uint8Array => bytes.slice();
+
+/** A growable little-endian byte writer; it starts in scratch memory. */
 export class Writer {
-  private buf: Buffer;
+  private buf: Uint8Array;
   pos = 0;
   constructor(capacity = 512) {
-    this.buf = Buffer.allocUnsafe(capacity);
+    this.buf = scratch(capacity);
   }
 
   private ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
-    this.buf.copy(next, 0, 0, this.pos);
+    const next = new Uint8Array(Math.max(this.buf.length * 2, this.pos + n));
+    next.set(this.buf.subarray(0, this.pos));
     this.buf = next;
   }
 
   u8(v: number): this { this.ensure(1); this.buf[this.pos++] = v; return this; }
-  u32(v: number): this { this.ensure(4); this.buf.writeUInt32LE(v >>> 0, this.pos); this.pos += 4; return this; }
-  u64(v: number): this {
-    this.ensure(8);
-    this.buf.writeUInt32LE(v % 0x1_0000_0000, this.pos);
-    this.buf.writeUInt32LE(Math.floor(v / 0x1_0000_0000), this.pos + 4);
-    this.pos += 8;
+  u32(v: number): this {
+    this.ensure(4);
+    const b = this.buf, p = this.pos;
+    b[p] = v; b[p + 1] = v >>> 8; b[p + 2] = v >>> 16; b[p + 3] = v >>> 24;
+    this.pos += 4;
     return this;
+  }
+  u64(v: number): this {
+    this.u32(v % 0x1_0000_0000);
+    return this.u32(Math.floor(v / 0x1_0000_0000));
   }
   bytes(b: Uint8Array): this { this.ensure(b.length); this.buf.set(b, this.pos); this.pos += b.length; return this; }
 
   compactSize(n: number): this {
     if (n < 0xfd) return this.u8(n);
-    if (n <= 0xffff) { this.u8(0xfd); this.ensure(2); this.buf.writeUInt16LE(n, this.pos); this.pos += 2; return this; }
+    if (n <= 0xffff) return this.u8(0xfd).u8(n & 0xff).u8(n >>> 8);
     if (n <= 0xffffffff) return this.u8(0xfe).u32(n);
     return this.u8(0xff).u64(n);
   }
@@ -61,8 +86,8 @@ export class Writer {
 
   varBytes(b: Uint8Array): this { return this.compactSize(b.length).bytes(b); }
 
-  /** A copy of what was written. */
-  take(): Uint8Array { return Uint8Array.prototype.slice.call(this.buf, 0, this.pos); }
+  /** What was written (the writer must not be used afterwards). */
+  take(): Uint8Array { return this.pos === this.buf.length ? this.buf : this.buf.subarray(0, this.pos); }
   view(from = 0, to = this.pos): Uint8Array { return this.buf.subarray(from, to); }
 }
 
@@ -118,24 +143,18 @@ function finish(inputs: readonly TxIn[], outputs: readonly TxOut[], version: num
   w.u32(locktime);
   const raw = w.take();
   // The txid hashes version | vin | vout | locktime only.
-  const stripped = flags
-    ? Buffer.concat([raw.subarray(0, 4), raw.subarray(bodyStart, bodyEnd), raw.subarray(raw.length - 4)])
-    : raw;
-  const txidBytes = sha256d(stripped);
+  const txidBytes = flags
+    ? sha256d(raw.subarray(0, 4), raw.subarray(bodyStart, bodyEnd), raw.subarray(raw.length - 4))
+    : sha256d(raw);
   return { raw, txidBytes, txid: displayHex(txidBytes) };
 }
 
 export function merkleRoot(leaves: readonly Uint8Array[]): Uint8Array {
   if (leaves.length === 0) return new Uint8Array(32);
   let level = leaves.slice();
-  const pair = Buffer.allocUnsafe(64);
   while (level.length > 1) {
     const next: Uint8Array[] = [];
-    for (let i = 0; i < level.length; i += 2) {
-      pair.set(level[i]!, 0);
-      pair.set(level[i + 1] ?? level[i]!, 32);
-      next.push(sha256d(pair));
-    }
+    for (let i = 0; i < level.length; i += 2) next.push(sha256d(level[i]!, level[i + 1] ?? level[i]!));
     level = next;
   }
   return level[0]!;

@@ -34,8 +34,12 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
   }
   const rates = presetRates(opts.preset, opts.rates);
   const tip = SIM_MWEB_ACTIVATION_HEIGHT - 1 + rates.blocks;
-  const byHeight = new Map<number, { hash: string; raw: Uint8Array | null }>();
+  // The window is a ring indexed by height % WINDOW; byHash is rebuilt from it when it grows too large.
+  const ringHeight = new Int32Array(WINDOW).fill(-1);
+  const ringHash: string[] = new Array<string>(WINDOW).fill('');
+  const ringRaw: (Uint8Array | null)[] = new Array<Uint8Array | null>(WINDOW).fill(null);
   const byHash = new Map<string, number>();
+  const slot = (height: number) => (ringHeight[height % WINDOW] === height ? height % WINDOW : -1);
   let truth: TruthSink = nullTruth;
   let chain: SimChain;
 
@@ -43,24 +47,34 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
     truth.abandon();
     truth = opts.truthDir ? truthWriter(opts.truthDir) : nullTruth;
     chain = new SimChain(rates, opts.seed, truth);
-    byHeight.clear();
+    ringHeight.fill(-1);
     byHash.clear();
   };
   restart();
 
   const generateTo = (height: number) => {
     if (height > tip || height < 0) throw new Error(`height ${height} is outside the simulated chain (0..${tip})`);
-    if (height < chain.height - WINDOW + 1 || (height <= chain.height && !byHeight.has(height))) restart();
+    if (height <= chain.height && slot(height) < 0) restart();
     while (chain.height < height) {
       const block = chain.next(chain.height + 1 > height - WINDOW);
-      byHeight.set(block.height, { hash: block.hash, raw: block.raw });
+      const i = block.height % WINDOW;
+      ringHeight[i] = block.height;
+      ringHash[i] = block.hash;
+      ringRaw[i] = block.raw;
+      if (byHash.size >= 2 * WINDOW) byHash.clear();
       byHash.set(block.hash, block.height);
-      const old = byHeight.get(block.height - WINDOW);
-      if (old) {
-        byHeight.delete(block.height - WINDOW);
-        byHash.delete(old.hash);
-      }
     }
+  };
+  const hashAt = (height: number): string => ringHash[slot(height)]!;
+  const rawOf = (hash: string): { height: number; raw: Uint8Array | null } | undefined => {
+    let height = byHash.get(hash);
+    if (height === undefined) {
+      const i = ringHash.indexOf(hash);
+      if (i < 0) return undefined;
+      height = ringHeight[i]!;
+    }
+    const i = slot(height);
+    return i < 0 || ringHash[i] !== hash ? undefined : { height, raw: ringRaw[i]! };
   };
 
   return {
@@ -74,18 +88,18 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
     async blockHashes(heights) {
       return heights.map((h) => {
         generateTo(h);
-        return byHeight.get(h)!.hash;
+        return hashAt(h);
       });
     },
     async rawBlocks(hashes) {
       return hashes.map((hash) => {
-        const height = byHash.get(hash);
-        let raw = height === undefined ? undefined : byHeight.get(height)?.raw;
-        if (height !== undefined && !raw) {
+        const found = rawOf(hash);
+        let raw = found?.raw;
+        if (found && !raw) {
           // Generated only to move forward: regenerate with bytes.
           restart();
-          generateTo(height);
-          raw = byHeight.get(height)?.raw;
+          generateTo(found.height);
+          raw = rawOf(hash)?.raw;
         }
         if (!raw) throw new Error(`block ${hash} is not in the simulated chain (seed ${opts.seed}, preset ${opts.preset}); ask blockHashes for its height first`);
         return raw;
@@ -106,7 +120,7 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
         truth.finish({
           generator: 'pegscope sim', preset: opts.preset, seed: opts.seed, network: 'sim',
           mweb_activation_height: SIM_MWEB_ACTIVATION_HEIGHT, tip_height: chain.height,
-          tip_hash: byHeight.get(chain.height)?.hash ?? '', rates: { ...rates },
+          tip_hash: hashAt(chain.height) ?? '', rates: { ...rates },
         }, chain.labels());
       } else {
         truth.abandon();

@@ -1,0 +1,88 @@
+/**
+ * SHA-256 in plain JS for the short messages a block is made of (headers,
+ * small transactions, merkle pairs). node:crypto costs ~2 µs per call in
+ * binding overhead alone; this runs a 64-byte compression in well under a
+ * microsecond without allocating, which makes generating 600,000 blocks
+ * several times faster. Checked against node:crypto in test/sim.test.ts.
+ */
+const K = new Int32Array([
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+]);
+const IV = new Int32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
+const W = new Int32Array(64);
+const H = new Int32Array(8);
+const TAIL = new Uint8Array(128);
+const DIGEST = new Uint8Array(32);
+
+function compress(bytes: Uint8Array, off: number): void {
+  for (let i = 0; i < 16; i++) {
+    const p = off + 4 * i;
+    W[i] = (bytes[p]! << 24) | (bytes[p + 1]! << 16) | (bytes[p + 2]! << 8) | bytes[p + 3]!;
+  }
+  for (let i = 16; i < 64; i++) {
+    const x = W[i - 15]!, y = W[i - 2]!;
+    const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3);
+    const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10);
+    W[i] = (W[i - 16]! + s0 + W[i - 7]! + s1) | 0;
+  }
+  let a = H[0]!, b = H[1]!, c = H[2]!, d = H[3]!, e = H[4]!, f = H[5]!, g = H[6]!, h = H[7]!;
+  for (let i = 0; i < 64; i++) {
+    const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
+    const t1 = (h + S1 + ((e & f) ^ (~e & g)) + K[i]! + W[i]!) | 0;
+    const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
+    const t2 = (S0 + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+    h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+  }
+  H[0] = (H[0]! + a) | 0; H[1] = (H[1]! + b) | 0; H[2] = (H[2]! + c) | 0; H[3] = (H[3]! + d) | 0;
+  H[4] = (H[4]! + e) | 0; H[5] = (H[5]! + f) | 0; H[6] = (H[6]! + g) | 0; H[7] = (H[7]! + h) | 0;
+}
+
+/** SHA-256 of the concatenated parts into `out` (32 bytes). */
+function digestInto(parts: readonly Uint8Array[], out: Uint8Array): Uint8Array {
+  H.set(IV);
+  let total = 0;
+  let fill = 0;
+  for (const part of parts) {
+    total += part.length;
+    let i = 0;
+    if (fill > 0) {
+      while (fill < 64 && i < part.length) TAIL[fill++] = part[i++]!;
+      if (fill < 64) continue;
+      compress(TAIL, 0);
+      fill = 0;
+    }
+    for (; i + 64 <= part.length; i += 64) compress(part, i);
+    while (i < part.length) TAIL[fill++] = part[i++]!;
+  }
+  TAIL[fill++] = 0x80;
+  const end = fill <= 56 ? 64 : 128;
+  TAIL.fill(0, fill, end);
+  const bits = total * 8;
+  const hi = Math.floor(bits / 0x1_0000_0000);
+  TAIL[end - 8] = hi >>> 24; TAIL[end - 7] = hi >>> 16; TAIL[end - 6] = hi >>> 8; TAIL[end - 5] = hi;
+  TAIL[end - 4] = bits >>> 24; TAIL[end - 3] = bits >>> 16; TAIL[end - 2] = bits >>> 8; TAIL[end - 1] = bits;
+  compress(TAIL, 0);
+  if (end === 128) compress(TAIL, 64);
+  for (let i = 0; i < 8; i++) {
+    const v = H[i]!;
+    out[4 * i] = v >>> 24; out[4 * i + 1] = v >>> 16; out[4 * i + 2] = v >>> 8; out[4 * i + 3] = v;
+  }
+  return out;
+}
+
+export function sha256(...parts: Uint8Array[]): Uint8Array {
+  return digestInto(parts, new Uint8Array(32));
+}
+
+/** Double SHA-256 (Bitcoin's hash for txids, block hashes and merkle nodes). */
+export function sha256d(...parts: Uint8Array[]): Uint8Array {
+  digestInto(parts, DIGEST);
+  return digestInto([DIGEST], new Uint8Array(32));
+}
