@@ -16,10 +16,11 @@ export interface SimSourceOptions {
   /** Where the ground truth is written (e.g. data/sim.truth); none when omitted. */
   truthDir?: string;
   rates?: Partial<SimRates>;
+  /** Blocks kept for rawBlocks after their hash was handed out (default 20,000; a scan batch must fit). */
+  windowBlocks?: number;
 }
 
-/** Blocks kept for rawBlocks after their hash was handed out. */
-const WINDOW = 20_000;
+const DEFAULT_WINDOW = 20_000;
 
 export interface SimSource extends ChainSource {
   readonly rates: SimRates;
@@ -34,6 +35,7 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
   }
   const rates = presetRates(opts.preset, opts.rates);
   const tip = SIM_MWEB_ACTIVATION_HEIGHT - 1 + rates.blocks;
+  const WINDOW = opts.windowBlocks ?? DEFAULT_WINDOW;
   // The window is a ring indexed by height % WINDOW; byHash is rebuilt from it when it grows too large.
   const ringHeight = new Int32Array(WINDOW).fill(-1);
   const ringHash: string[] = new Array<string>(WINDOW).fill('');
