@@ -18,6 +18,8 @@ export interface CachedFile {
   br: Buffer | null;
   /** Strong validator: a digest of the bytes, so an unchanged file keeps its ETag across releases. */
   etag: string;
+  /** A computed body: gzip/br are made on first demand. */
+  compressible?: boolean;
 }
 
 export interface Release {

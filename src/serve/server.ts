@@ -12,7 +12,7 @@ import { networkParams, type NetworkName } from '../domain/network.js';
 import { answer, type CachePolicy, type Reply } from './answer.js';
 import { FileCache, ReleaseUnavailable, Site, type CachedFile, type Release } from './release.js';
 import { clientIp, clientKey, hashKey, loadKeys, SlidingWindowLimiter, type ApiKey, type RateDecision } from './ratelimit.js';
-import { echo, isEndpointName, validateParams } from './validate.js';
+import { echo, isEndpointName, validateParams, type ValidRequest } from './validate.js';
 
 export interface ServeOptions {
   sites: { network: NetworkName; outDir: string; hostnames?: string[] }[];
@@ -121,8 +121,42 @@ function endpointList(): string {
   return Object.keys(ENDPOINTS).join(', ');
 }
 
+interface ComputedEntry {
+  file: CachedFile;
+  type: string;
+  filename?: string;
+}
+
+/** Bounded LRU of computed bodies (entries and bytes). */
+class ComputedCache {
+  private readonly entries = new Map<string, ComputedEntry>();
+  private bytes = 0;
+
+  constructor(private readonly maxEntries = 5_000, private readonly maxBytes = 32 * 1024 * 1024) {}
+
+  get(key: string): ComputedEntry | undefined {
+    const entry = this.entries.get(key);
+    if (entry) {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+    }
+    return entry;
+  }
+
+  set(key: string, entry: ComputedEntry): void {
+    this.entries.set(key, entry);
+    this.bytes += entry.file.identity.length;
+    for (const [oldKey, old] of this.entries) {
+      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
+      this.entries.delete(oldKey);
+      this.bytes -= old.file.identity.length;
+    }
+  }
+}
+
 class Router {
   private readonly limiter = new SlidingWindowLimiter();
+  private readonly computed = new ComputedCache();
   private readonly cacheSeconds: number;
 
   constructor(private readonly sites: Site[], private readonly opts: ServeOptions, private readonly keys: Map<string, ApiKey>) {
@@ -130,12 +164,15 @@ class Router {
   }
 
   handle(req: IncomingMessage, res: ServerResponse): void {
-    const started = performance.now();
-    res.on('finish', () => {
-      // Path only: query strings carry addresses and amounts, and keys never reach the log.
-      const path = (req.url ?? '').split('?')[0]!.slice(0, 200);
-      this.opts.log?.(`${req.method} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
-    });
+    const log = this.opts.log;
+    if (log) {
+      const started = performance.now();
+      res.on('finish', () => {
+        // Path only: query strings carry addresses and amounts, and keys never reach the log.
+        const path = (req.url ?? '').split('?')[0]!.slice(0, 200);
+        log(`${req.method} ${path} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
+      });
+    }
     try {
       this.dispatch(req, res);
     } catch (err) {
@@ -181,7 +218,27 @@ class Router {
       if (!file) return this.error(req, res, 503, `the published release lacks ${r.rel}; re-run \`pegscope export\``);
       return this.reply(req, res, { kind: 'file', file, format: 'json', cache: 'analysis' });
     }
-    if (validated?.ok) this.reply(req, res, answer(site, release, validated.request, Date.now()));
+    if (validated?.ok) this.answer(req, res, site, release, validated.request);
+  }
+
+  /**
+   * Computed bodies are kept per release and canonical request: a release is
+   * immutable, so the same question gets the same bytes (and ETag) until the
+   * next one is published. Health is computed every time.
+   */
+  private answer(req: IncomingMessage, res: ServerResponse, site: Site, release: Release, request: ValidRequest): void {
+    const key = `${release.dir}\n${request.endpoint}\n${JSON.stringify(request.values)}`;
+    const hit = this.computed.get(key);
+    if (hit) return this.send(req, res, 200, hit.file, hit.type, this.cacheControl('analysis'), hit.filename);
+    const reply = answer(site, release, request, Date.now());
+    if (reply.kind === 'csv' || (reply.kind === 'json' && reply.cache === 'analysis')) {
+      const csv = reply.kind === 'csv';
+      const entry: ComputedEntry = { file: dynamicFile(csv ? reply.text : JSON.stringify(reply.body)), type: contentType(csv ? 'csv' : 'json') };
+      if (csv) entry.filename = reply.filename;
+      this.computed.set(key, entry);
+      return this.send(req, res, 200, entry.file, entry.type, this.cacheControl('analysis'), entry.filename);
+    }
+    this.reply(req, res, reply);
   }
 
   private site(hostHeader: string | undefined): Site | null {
@@ -263,21 +320,19 @@ class Router {
   /** One representation: negotiated encoding, strong ETag per encoding, 304 on a match. */
   private send(req: IncomingMessage, res: ServerResponse, status: number, file: CachedFile, type: string, cacheControl: string, filename?: string): void {
     const encoding = chooseEncoding(req.headers['accept-encoding'], file);
-    const body = encoding === 'br' ? file.br! : encoding === 'gzip' ? file.gzip! : file.identity;
     const etag = encoding === 'identity' ? file.etag : `${file.etag.slice(0, -1)}-${encoding}"`;
-    res.setHeader('Vary', 'Accept-Encoding');
-    res.setHeader('ETag', etag);
-    res.setHeader('Cache-Control', cacheControl);
+    const headers: Record<string, string> = { Vary: 'Accept-Encoding', ETag: etag, 'Cache-Control': cacheControl };
     if (matches(req.headers['if-none-match'], etag)) {
-      res.statusCode = 304;
+      res.writeHead(304, headers);
       res.end();
       return;
     }
-    res.statusCode = status;
-    res.setHeader('Content-Type', type);
-    if (encoding !== 'identity') res.setHeader('Content-Encoding', encoding);
-    if (filename) res.setHeader('Content-Disposition', `attachment; filename="${filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`);
-    res.setHeader('Content-Length', String(body.length));
+    const body = encoded(file, encoding);
+    headers['Content-Type'] = type;
+    headers['Content-Length'] = String(body.length);
+    if (encoding !== 'identity') headers['Content-Encoding'] = encoding;
+    if (filename) headers['Content-Disposition'] = `attachment; filename="${filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`;
+    res.writeHead(status, headers);
     res.end(req.method === 'HEAD' ? undefined : body);
   }
 }
@@ -286,16 +341,16 @@ function contentType(format: 'json' | 'csv'): string {
   return format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8';
 }
 
-/** A computed body shaped like a release file; compressed variants only where they pay off. */
+/** A computed body shaped like a release file; it is compressed on first demand, once per encoding. */
 function dynamicFile(text: string): CachedFile {
   const identity = Buffer.from(text, 'utf8');
-  const big = identity.length >= COMPRESS_MIN_BYTES;
-  return {
-    identity,
-    gzip: big ? gzipSync(identity, { level: 6 }) : null,
-    br: big ? brotliCompressSync(identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } }) : null,
-    etag: `"${createHash('sha1').update(identity).digest('base64url')}"`,
-  };
+  return { identity, gzip: null, br: null, etag: `"${createHash('sha1').update(identity).digest('base64url')}"`, compressible: identity.length >= COMPRESS_MIN_BYTES };
+}
+
+function encoded(file: CachedFile, encoding: Encoding): Buffer {
+  if (encoding === 'identity') return file.identity;
+  if (encoding === 'br') return (file.br ??= brotliCompressSync(file.identity, { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } }));
+  return (file.gzip ??= gzipSync(file.identity, { level: 6 }));
 }
 
 type Encoding = 'br' | 'gzip' | 'identity';
@@ -308,8 +363,8 @@ export function chooseEncoding(header: string | undefined, file: CachedFile): En
     const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
     if (name && !(q && Number(q.slice(2)) === 0)) accepted.add(name);
   }
-  if (file.br && (accepted.has('br') || accepted.has('*'))) return 'br';
-  if (file.gzip && (accepted.has('gzip') || accepted.has('*'))) return 'gzip';
+  if ((file.br || file.compressible) && (accepted.has('br') || accepted.has('*'))) return 'br';
+  if ((file.gzip || file.compressible) && (accepted.has('gzip') || accepted.has('*'))) return 'gzip';
   return 'identity';
 }
 
