@@ -7,7 +7,7 @@
  *   mweb_tx is an optional pointer: 0x00 (none: the HogEx) or 0x01 | mw::Transaction.
  * Txids hash only version | vin | vout | locktime, so MWEB data never changes a txid.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { parseNodeValue, type Litoshi } from '../domain/amount.js';
 import { decodeScript, type DecodedScript } from '../domain/address.js';
 import type { NetworkParams } from '../domain/network.js';
@@ -77,11 +77,8 @@ class Reader {
   bytesVector(): Uint8Array { return this.take(this.compactSize()); }
 }
 
-const sha256d = (...parts: Uint8Array[]): Buffer => {
-  const inner = createHash('sha256');
-  for (const part of parts) inner.update(part);
-  return createHash('sha256').update(inner.digest()).digest();
-};
+/** Double SHA-256 with the one-shot hash (several times cheaper than createHash for small inputs). */
+const sha256d = (data: Uint8Array): Buffer => hash('sha256', hash('sha256', data, 'buffer'), 'buffer');
 
 /** Hashes are shown byte-reversed (Bitcoin's display order). */
 function reversedHex(bytes: Uint8Array): string {
@@ -164,8 +161,12 @@ function readTx(r: Reader, network: NetworkParams): RawTx {
       throw new ParseError(`bad MWEB transaction marker 0x${present.toString(16)} at byte ${r.pos - 1}`);
     }
   }
-  const lockTime = r.take(4);
-  const txid = reversedHex(sha256d(r.bytes.subarray(start, start + 4), r.bytes.subarray(bodyStart, bodyEnd), lockTime));
+  r.skip(4);
+  // Without a marker the transaction is its own txid preimage; otherwise strip marker, flags, witness and MWEB data.
+  const preimage = flags === 0
+    ? r.bytes.subarray(start, r.pos)
+    : Buffer.concat([r.bytes.subarray(start, start + 4), r.bytes.subarray(bodyStart, bodyEnd), r.bytes.subarray(r.pos - 4, r.pos)]);
+  const txid = reversedHex(sha256d(preimage));
   return { txid, inputs, outputs, isHogEx, firstScriptSig, mweb };
 }
 

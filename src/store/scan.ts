@@ -21,7 +21,7 @@ export interface ScanOptions {
   to?: number;
   progress?: Progress;
   log?: (line: string) => void;
-  /** Blocks per DuckDB transaction (default 100). */
+  /** Blocks per DuckDB transaction; by default sized to about BATCH_BYTES of raw blocks. */
   batchBlocks?: number;
 }
 
@@ -35,7 +35,15 @@ export interface ScanResult {
   reorgDepth: number;
 }
 
-const DEFAULT_BATCH_BLOCKS = 100;
+/**
+ * Default batches hold about this many bytes of raw blocks: ~20 full mainnet
+ * blocks, or 1,000 small ones, so per-transaction costs (commit, appender
+ * setup) stay small next to fetching without holding too much in memory.
+ */
+const BATCH_BYTES = 32 * 1024 * 1024;
+const FIRST_BATCH_BLOCKS = 100;
+const MIN_BATCH_BLOCKS = 10;
+const MAX_BATCH_BLOCKS = 1000;
 /** Batches fetched and parsed ahead of the one being stored. */
 const PREFETCH_BATCHES = 2;
 /** Previous transactions of peg-in inputs kept across batches. */
@@ -56,12 +64,12 @@ interface FetchedBlock {
   txs: RawTx[];
 }
 
-interface Batch { from: number; to: number; blocks: FetchedBlock[] }
+interface Batch { from: number; to: number; blocks: FetchedBlock[]; bytes: number }
 
 export async function scanChain(db: Db, source: ChainSource, opts: ScanOptions = {}): Promise<ScanResult> {
   const log = opts.log ?? (() => undefined);
   const progress = opts.progress ?? silentProgress;
-  const batchBlocks = Math.max(1, opts.batchBlocks ?? DEFAULT_BATCH_BLOCKS);
+  const sizer = opts.batchBlocks !== undefined ? fixedSize(Math.max(1, opts.batchBlocks)) : adaptiveSize();
   const network = source.network;
 
   const info = await source.info();
@@ -101,8 +109,8 @@ export async function scanChain(db: Db, source: ChainSource, opts: ScanOptions =
     const queue: Promise<Batch>[] = [];
     const fill = (): void => {
       while (queue.length < PREFETCH_BATCHES + 1 && next <= tip) {
-        const to = Math.min(tip, next + batchBlocks - 1);
-        const pending = fetchBatch(source, next, to);
+        const to = Math.min(tip, next + sizer.next() - 1);
+        const pending = fetchBatch(source, next, to).then((batch) => { sizer.observe(batch); return batch; });
         pending.catch(() => undefined); // awaited in order below; dropped batches must not crash the process
         queue.push(pending);
         next = to + 1;
@@ -146,6 +154,28 @@ export async function scanChain(db: Db, source: ChainSource, opts: ScanOptions =
     pegins: Number(counts?.pegins ?? 0),
     pegouts: Number(counts?.pegouts ?? 0),
     reorgDepth,
+  };
+}
+
+interface BatchSizer { next(): number; observe(batch: Batch): void }
+
+function fixedSize(blocks: number): BatchSizer {
+  return { next: () => blocks, observe() {} };
+}
+
+/** Sizes the next batch from the average raw size of the blocks fetched so far. */
+function adaptiveSize(): BatchSizer {
+  let blocks = 0, bytes = 0;
+  return {
+    next() {
+      if (blocks === 0) return FIRST_BATCH_BLOCKS;
+      const fit = Math.floor(BATCH_BYTES / (bytes / blocks));
+      return Math.min(MAX_BATCH_BLOCKS, Math.max(MIN_BATCH_BLOCKS, fit));
+    },
+    observe(batch) {
+      blocks += batch.blocks.length;
+      bytes += batch.bytes;
+    },
   };
 }
 
@@ -235,7 +265,7 @@ async function fetchBatch(source: ChainSource, from: number, to: number): Promis
       blocks.push({ height, block: blockFromVerboseJson(json!, source.network), txs: [] });
     }
   }
-  return { from, to, blocks };
+  return { from, to, blocks, bytes: raws.reduce((total, raw) => total + raw.length, 0) };
 }
 
 /** Each block must extend the one before it; otherwise the chain moved since the hashes were read. */

@@ -1,0 +1,103 @@
+/**
+ * Scan throughput on a real regtest node, against two baselines measured in the same run:
+ *   (a) fetching the same blocks raw over RPC (getblockhash + getblock 0), nothing else;
+ *   (b) fetching them at verbosity 2 (getblock 2).
+ * Targets: scan ≤ 1.3 × (a) in time, and clearly faster than (b).
+ * Usage: npm run bench:scan [-- --blocks 2000 --runs 3]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createRpcSource } from '../src/chain/rpc.js';
+import { NETWORKS } from '../src/domain/network.js';
+import { consoleProgress } from '../src/progress.js';
+import { Db } from '../src/store/db.js';
+import { scanChain } from '../src/store/scan.js';
+import { activateMweb, createWallet, mwebAddress, pegIn, pegOut, startRegtestNode } from '../test/helpers/regtest.js';
+
+const arg = (name: string, fallback: number): number => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const BLOCKS = arg('blocks', 2000);
+const RUNS = arg('runs', 3);
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function timed(work: () => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await work();
+  return Number(process.hrtime.bigint() - start) / 1e9;
+}
+
+const node = await startRegtestNode();
+const work = mkdtempSync(join(tmpdir(), 'pegscope-bench-scan-'));
+try {
+  log(`building a regtest chain: MWEB activation, then ${BLOCKS} blocks with peg-ins and peg-outs…`);
+  const activation = await activateMweb(node);
+  const step = 25;
+  const rounds = Math.ceil(BLOCKS / step);
+  // Peg-ins come from a wallet with one small UTXO per peg-in: the miner's thousands of coinbases make coin selection slow.
+  await createWallet(node, 'pegger');
+  await createWallet(node, 'mweb');
+  const payouts: Record<string, string> = {};
+  for (let i = 0; i < rounds; i++) payouts[await node.walletRpc<string>('pegger', 'getnewaddress', '', 'bech32')] = (1 + (i % 7) / 10).toFixed(2);
+  await node.walletRpc('miner', 'sendmany', '', payouts);
+  await node.walletRpc('miner', 'sendtoaddress', await mwebAddress(node, 'mweb'), '100');
+  await node.mine(1);
+  const destination = await node.walletRpc<string>('miner', 'getnewaddress', '', 'bech32');
+  let pegs = 0;
+  const setupStart = Date.now();
+  const progress = consoleProgress();
+  progress.start('building chain', rounds, 'rounds');
+  while ((await node.rpc<number>('getblockcount')) < activation + BLOCKS) {
+    await pegIn(node, 'pegger', '0.5');
+    await pegOut(node, 'mweb', destination, '0.3');
+    pegs++;
+    await node.mine(step);
+    progress.update(pegs);
+  }
+  progress.stop();
+  log(`chain built in ${((Date.now() - setupStart) / 1000).toFixed(0)} s`);
+  const tip = await node.rpc<number>('getblockcount');
+  const heights = Array.from({ length: tip - activation + 1 }, (_, i) => activation + i);
+  log(`chain ready: blocks ${activation}..${tip} (${heights.length}), ${pegs} peg-ins and ${pegs} peg-outs from the scripted wallets`);
+
+  const config = { url: node.rpcUrl, user: node.user, password: node.password, timeoutMs: 60_000, batchSize: 50, concurrency: 4 };
+  const source = createRpcSource(config, NETWORKS.regtest);
+
+  const fetchRaw = async () => { await source.rawBlocks(await source.blockHashes(heights)); };
+  const fetchVerbose = async () => { await source.verboseBlocks(await source.blockHashes(heights)); };
+  let run = 0;
+  const scan = async () => {
+    const db = await Db.open(join(work, `scan-${run++}.duckdb`));
+    try {
+      const result = await scanChain(db, source);
+      if (result.blocks !== heights.length) throw new Error(`scan stored ${result.blocks} blocks, expected ${heights.length}`);
+    } finally {
+      db.close();
+    }
+  };
+
+  await fetchRaw(); // warm the node's block cache for every contender
+  const raw: number[] = [], verbose: number[] = [], scans: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    raw.push(await timed(fetchRaw));
+    scans.push(await timed(scan));
+    verbose.push(await timed(fetchVerbose));
+  }
+  const n = heights.length;
+  const [a, b, s] = [median(raw), median(verbose), median(scans)];
+  const rate = (t: number) => `${Math.round(n / t).toLocaleString('en')} blocks/s`;
+  console.log(`bench:scan — ${n} regtest blocks with MWEB activity, median of ${RUNS} runs, 2 shared cores`);
+  console.log(`  (a) raw fetch (getblockhash + getblock 0)   ${a.toFixed(3)} s  ${rate(a)}`);
+  console.log(`  (b) verbose fetch (getblock 2)              ${b.toFixed(3)} s  ${rate(b)}`);
+  console.log(`  scan (fetch + parse + inputs + DuckDB)      ${s.toFixed(3)} s  ${rate(s)}`);
+  console.log(`  scan / raw fetch     = ${(s / a).toFixed(2)}×   (target ≤ 1.30×)`);
+  console.log(`  verbose fetch / scan = ${(b / s).toFixed(2)}×   (scan is this much faster than verbosity 2)`);
+  await source.close();
+} finally {
+  await node.stop();
+  rmSync(work, { recursive: true, force: true });
+}
