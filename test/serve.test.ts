@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -19,7 +19,7 @@ interface Res { status: number; headers: Record<string, string | string[] | unde
 function get(base: string, path: string, opts: { method?: string; headers?: Record<string, string> } = {}): Promise<Res> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path, method: opts.method ?? 'GET', headers: opts.headers ?? {} }, (res) => {
+    const req = request({ host: url.hostname, port: url.port, path, method: opts.method ?? 'GET', headers: opts.headers ?? {}, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -307,6 +307,10 @@ describe('statuses', () => {
     expect(head.body.length).toBe(0);
     expect(head.headers['content-length']).toBe(String(full.body.length));
     expect(head.headers.etag).toBe(full.headers.etag);
+    const computed = await get(base, '/api/links?limit=3', { method: 'HEAD' });
+    expect(computed.status).toBe(200);
+    expect(computed.body.length).toBe(0);
+    expect(Number(computed.headers['content-length'])).toBe((await get(base, '/api/links?limit=3')).body.length);
   });
 
   it('OPTIONS preflight allows the API key header', async () => {
@@ -335,6 +339,30 @@ describe('statuses', () => {
       await s.close();
       rmSync(empty, { recursive: true, force: true });
     }
+  });
+
+  it('503 when current points at a release that cannot be read, recovered once a good one is published', async () => {
+    const broken = buildHandTree();
+    const s = await startServer({ sites: [{ network: 'sim', outDir: broken.outDir }], host: '127.0.0.1', port: 0, rateLimit: 0 });
+    try {
+      mkdirSync(join(broken.outDir, 'releases', 'empty'));
+      publish(broken, 'empty');
+      const res = await get(s.url, '/api/stats');
+      expect(res.status).toBe(503);
+      expect(res.json.error).toMatch(/cannot be read.*re-run `pegscope export`/);
+      publish(broken, 'r1');
+      expect((await get(s.url, '/api/stats')).status).toBe(200);
+    } finally {
+      await s.close();
+      rmSync(broken.root, { recursive: true, force: true });
+    }
+  });
+
+  it('close() stops accepting connections', async () => {
+    const s = await startServer({ sites: [{ network: 'sim', outDir: tree.outDir }], host: '127.0.0.1', port: 0, rateLimit: 0 });
+    expect((await get(s.url, '/api/health')).status).toBe(200);
+    await s.close();
+    await expect(get(s.url, '/api/health')).rejects.toThrow(/ECONNREFUSED/);
   });
 });
 

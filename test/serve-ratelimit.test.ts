@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { clientIp, clientKey, hashKey, loadKeys, SlidingWindowLimiter } from '../src/serve/ratelimit.js';
+
+describe('sliding window', () => {
+  it('allows `limit` requests per window and refuses the next, with the seconds left', () => {
+    const limiter = new SlidingWindowLimiter(60_000);
+    const t0 = 1_800_000_000_000; // a window boundary
+    for (let i = 0; i < 10; i++) expect(limiter.hit('a', 10, t0 + i).allowed).toBe(true);
+    const refused = limiter.hit('a', 10, t0 + 15_000);
+    expect(refused).toEqual({ allowed: false, limit: 10, remaining: 0, resetSeconds: 45 });
+    expect(limiter.hit('b', 10, t0 + 15_000).allowed).toBe(true);
+  });
+
+  it('weighs the previous window by its overlap, so a burst at a boundary is not doubled', () => {
+    const limiter = new SlidingWindowLimiter(60_000);
+    const t0 = 1_800_000_000_000;
+    for (let i = 0; i < 10; i++) limiter.hit('a', 10, t0 + 59_000);
+    // 1 s into the next window the previous 10 still weigh 10 × 59/60 ≈ 9.8: nothing allowed.
+    expect(limiter.hit('a', 10, t0 + 61_000).allowed).toBe(false);
+    // Halfway through, they weigh 5: five more are allowed, the sixth is not.
+    const half = t0 + 90_000;
+    const allowed = Array.from({ length: 6 }, () => limiter.hit('a', 10, half).allowed);
+    expect(allowed).toEqual([true, true, true, true, true, false]);
+    // Two windows later everything is forgotten.
+    expect(limiter.hit('a', 10, t0 + 180_000).remaining).toBe(9);
+  });
+
+  it('keeps at most maxClients entries, evicting the least recently seen', () => {
+    const limiter = new SlidingWindowLimiter(60_000, 100);
+    const t = 1_800_000_000_000;
+    limiter.hit('keep', 1, t);
+    for (let i = 0; i < 1_000; i++) {
+      limiter.hit(`c${i}`, 5, t);
+      if (i % 50 === 0) limiter.hit('keep', 1_000_000, t);
+      expect(limiter.size).toBeLessThanOrEqual(100);
+    }
+    // 'keep' was touched recently, so its count survived: its limit of 1 is used up.
+    expect(limiter.hit('keep', 1 + 20, t).remaining).toBe(0);
+  });
+});
+
+describe('client identity', () => {
+  it('groups IPv6 by /64 and unwraps IPv4-mapped addresses', () => {
+    expect(clientKey('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64');
+    expect(clientKey('2001:0db8:0001:0002:ffff:0:0:9')).toBe('2001:db8:1:2::/64');
+    expect(clientKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(clientKey('::1')).toBe('0:0:0:0::/64');
+    expect(clientKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(clientKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(clientKey('203.0.113.7')).toBe('203.0.113.7');
+  });
+
+  it('uses X-Forwarded-For only behind a trusted proxy, and then its right-most valid entry', () => {
+    expect(clientIp('10.0.0.1', '1.2.3.4', false)).toBe('10.0.0.1');
+    expect(clientIp('10.0.0.1', 'spoofed, 1.2.3.4', true)).toBe('1.2.3.4');
+    expect(clientIp('10.0.0.1', ['9.9.9.9', '5.6.7.8'], true)).toBe('5.6.7.8');
+    expect(clientIp('10.0.0.1', 'not-an-ip', true)).toBe('10.0.0.1');
+    expect(clientIp('10.0.0.1', undefined, true)).toBe('10.0.0.1');
+  });
+});
+
+describe('keys file', () => {
+  it('loads hashed keys and refuses malformed entries with the reason', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pegscope-keys-'));
+    try {
+      const file = join(dir, 'keys.json');
+      writeFileSync(file, JSON.stringify({ keys: [{ sha256: hashKey('k1').toUpperCase(), limit: 100, name: 'w' }] }));
+      expect(loadKeys(file).get(hashKey('k1'))).toEqual({ sha256: hashKey('k1'), limit: 100, name: 'w' });
+      writeFileSync(file, JSON.stringify({ keys: [{ sha256: 'k1', limit: 100 }] }));
+      expect(() => loadKeys(file)).toThrow(/keys\[0\]\.sha256 must be the 64-hex sha256/);
+      writeFileSync(file, JSON.stringify({ keys: [{ sha256: hashKey('k1'), limit: -1 }] }));
+      expect(() => loadKeys(file)).toThrow(/keys\[0\]\.limit must be an integer >= 0/);
+      writeFileSync(file, '[]');
+      expect(() => loadKeys(file)).toThrow(/must be \{"keys"/);
+      expect(() => loadKeys(join(dir, 'missing.json'))).toThrow(/cannot read keys file/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
