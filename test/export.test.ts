@@ -193,6 +193,12 @@ describe('incremental export', () => {
     expect([...a.keys()]).toEqual([...b.keys()]);
     for (const [rel, path] of a) expect(readFileSync(path).equals(readFileSync(b.get(rel)!)), rel).toBe(true);
 
+    // Linking never wrote through a shared inode: the previous release still matches its manifest.
+    const before = readJson(join(first.dir, 'manifest.json'));
+    for (const [rel, path] of treeFiles(first.dir)) {
+      if (rel !== 'manifest.json') expect(sha256(readFileSync(path)), rel).toBe(before.files[rel].sha256);
+    }
+
     const health = readJson(join(incremental.dir, 'api', 'health.json'));
     expect(health.as_of_height).toBe(H2);
     // Reused files are the previous release's inodes.

@@ -1,11 +1,11 @@
--- block documents (SPEC §3) for every block with pegs. Needs nodes.sql.
+-- block documents (SPEC §3) for every block with pegs, q = the height. Needs nodes.sql.
 WITH bi AS (
   SELECT height, list(node ORDER BY txid, vout) AS nodes FROM x_pegin_nodes GROUP BY height
 ),
 bo AS (
   SELECT height, list(node ORDER BY txid, vout) AS nodes FROM x_pegout_nodes GROUP BY height
 )
-SELECT b.height, b.hash, to_json({
+SELECT b.height::VARCHAR AS q, b.hash, to_json({
   'height': b.height, 'hash': b.hash, 'time': b.time, 'supply': coin_json(b.supply),
   'pegins': coalesce(bi.nodes, []), 'pegouts': coalesce(bo.nodes, [])})::VARCHAR AS body
 FROM blocks b

@@ -5,7 +5,7 @@ import type { PeginNode, PegoutNode } from './trace.js';
 import { readSql } from '../store/db.js';
 
 export const spec = ENDPOINTS.block;
-/** Rows (height, hash, body) for every block with pegs; needs nodes.sql. */
+/** Rows (q = height, hash, body) for every block with pegs; needs nodes.sql. */
 export const QUERY = readSql(import.meta.url, 'block.sql');
 
 export interface Block { height: number; hash: string; time: number; supply: number | null; pegins: PeginNode[]; pegouts: PegoutNode[] }

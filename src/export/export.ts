@@ -22,7 +22,7 @@ import { redirectsFile, headersFile, nginxSnippet } from './configs.js';
 import { writeDumps } from './dumps.js';
 import { MANIFEST_FILE, type Manifest } from './manifest.js';
 import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease } from './publish.js';
-import { ReleaseWriter } from './writer.js';
+import { ReleaseWriter, type PreviousRelease } from './writer.js';
 
 export interface ExportOptions {
   outDir: string;
@@ -67,7 +67,7 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
 
   await db.exec(trace.NODES_SQL);
   await writeEndpointDocuments(db, writer, stamp);
-  const skipped = await writeQueryDocuments(db, writer, stamp, progress);
+  const skipped = await writeQueryDocuments(db, writer, stamp, previous, opts.incremental ?? true, progress);
   if (skipped > 0) log(`skipped ${skipped} queries that are not a valid ${stamp.network} address or txid (never used as file names)`);
   await writeDumps(db, writer);
   await writer.put('_redirects', redirectsFile());
@@ -132,50 +132,110 @@ async function writeEndpointDocuments(db: Db, writer: ReleaseWriter, stamp: Anal
   await writer.put('api/amounts.json', json(buildAmountTable({ pegin: pairs('pegin'), pegout: pairs('pegout') })));
 }
 
-/** trace, address, follow and block files for every query; returns how many keys were refused as file names. */
-async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, progress: Progress): Promise<number> {
+/** Content hashes of the per-query documents, read by the next incremental export. */
+export const BODIES_FILE = 'data/bodies.parquet';
+
+interface DocRow { q: string; body: string | null; same: boolean; [column: string]: unknown }
+
+/**
+ * trace, address, follow and block files for every query. DuckDB renders each
+ * document body and hashes it; bodies equal to the previous release's are
+ * not even fetched when reusing: their files are hard-linked. Returns how many
+ * keys were refused as file names.
+ */
+async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previous: PreviousRelease | null, reuse: boolean, progress: Progress): Promise<number> {
   const network = networkParams(stamp.network);
   const isQuery = (q: string): boolean => TXID.test(q) || isValidAddress(q, network);
   let skipped = 0;
+  await loadPreviousBodies(db, previous);
+  await db.exec('CREATE OR REPLACE TEMP TABLE x_bodies (kind VARCHAR, q VARCHAR, h VARCHAR)');
+  const docs = (kind: string, sql: string, each: (row: DocRow) => Promise<boolean>) => eachDocument(db, kind, sql, reuse, progress, each);
 
-  await eachRow(db, trace.QUERY, 'export trace', progress, async ([q, body]) => {
-    const key = String(q);
-    if (!isQuery(key)) { skipped++; return; }
-    const text = String(body);
-    await writer.putDocument(`api/trace/${key}.json`, 'trace', text);
-    await writer.put(`api/trace/${key}.csv`, trace.traceCsv(JSON.parse(text) as trace.Trace));
+  await docs('trace', trace.QUERY, async ({ q, body, same }) => {
+    if (!isQuery(q)) { skipped++; return true; }
+    const json = `api/trace/${q}.json`, csv = `api/trace/${q}.csv`;
+    if (same && body === null) return (await writer.reuseUnchanged(json)) && writer.reuseUnchanged(csv);
+    await writer.putDocument(json, 'trace', body!);
+    await writer.put(csv, trace.traceCsv(JSON.parse(body!) as trace.Trace));
+    return true;
   });
-  await eachRow(db, address.QUERY, 'export address', progress, async ([q, body]) => {
-    const key = String(q);
-    if (!isValidAddress(key, network)) return;
-    await writer.putDocument(`api/address/${key}.json`, 'address', String(body));
+  await docs('address', address.QUERY, async ({ q, body, same }) => {
+    if (!isValidAddress(q, network)) return true;
+    const path = `api/address/${q}.json`;
+    if (same && body === null) return writer.reuseUnchanged(path);
+    await writer.putDocument(path, 'address', body!);
+    return true;
   });
-  await eachRow(db, follow.QUERY, 'export follow', progress, async ([q, hops, body]) => {
-    const key = String(q);
-    if (!isValidAddress(key, network)) return;
-    const full = JSON.parse(String(body)) as follow.Follow;
-    await writer.putDocument(`api/follow/${key}.json`, 'follow', json(follow.truncateFollow(full, follow.DEFAULT_DEPTH)));
-    if (Number(hops) > 0) await writer.putDocument(`data/follow/${key}.json`, 'follow', String(body));
+  await docs('follow', follow.QUERY, async ({ q, body, same, hops }) => {
+    if (!isValidAddress(q, network)) return true;
+    const api = `api/follow/${q}.json`, full = `data/follow/${q}.json`;
+    const chained = Number(hops) > 0;
+    if (same && body === null) return (await writer.reuseUnchanged(api)) && (!chained || writer.reuseUnchanged(full));
+    await writer.putDocument(api, 'follow', json(follow.truncateFollow(JSON.parse(body!) as follow.Follow, follow.DEFAULT_DEPTH)));
+    if (chained) await writer.putDocument(full, 'follow', body!);
+    return true;
   });
-  await eachRow(db, block.QUERY, 'export block', progress, async ([height, hash, body]) => {
-    const byHeight = `api/block/${Number(height)}.json`;
-    await writer.putDocument(byHeight, 'block', String(body));
+  await docs('block', block.QUERY, async ({ q, body, same, hash }) => {
+    const byHeight = `api/block/${q}.json`;
+    if (same && body === null) {
+      if (!(await writer.reuseUnchanged(byHeight))) return false;
+    } else {
+      await writer.putDocument(byHeight, 'block', body!);
+    }
     if (TXID.test(String(hash))) await writer.alias(`api/block/${String(hash)}.json`, byHeight);
+    return true;
   });
+  await db.exec(`COPY (SELECT kind, q, h FROM x_bodies ORDER BY kind, q) TO ${sqlString(await writer.pathFor(BODIES_FILE))} (FORMAT parquet)`);
+  await writer.adopt(BODIES_FILE);
   return skipped;
 }
 
-/** Streams a query's rows and hands them to `each` with bounded concurrency, one DuckDB chunk at a time. */
-async function eachRow(db: Db, sql: string, label: string, progress: Progress, each: (row: unknown[]) => Promise<void>): Promise<void> {
-  const total = await db.one<{ n: bigint }>(`SELECT count(*) AS n FROM (${sql.replace(/;\s*$/, '')})`);
+async function loadPreviousBodies(db: Db, previous: PreviousRelease | null): Promise<void> {
+  const path = previous && previous.manifest.files[BODIES_FILE] ? join(previous.dir, BODIES_FILE) : null;
+  await db.exec(path
+    ? `CREATE OR REPLACE TEMP TABLE x_prev_bodies AS SELECT kind, q, h FROM read_parquet(${sqlString(path)})`
+    : 'CREATE OR REPLACE TEMP TABLE x_prev_bodies (kind VARCHAR, q VARCHAR, h VARCHAR)');
+}
+
+const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
+
+/**
+ * Renders one kind of document (rows q, body, …) into a temp table with its
+ * hash, records the hashes, and hands every row to `each`: `same` when the
+ * previous release had the same body, and then `body` is null if files are
+ * reused. `each` returns false when it could not reuse; those rows are
+ * fetched with their body afterwards.
+ */
+async function eachDocument(db: Db, kind: string, sql: string, reuse: boolean, progress: Progress, each: (row: DocRow) => Promise<boolean>): Promise<void> {
+  const query = sql.replace(/;\s*$/, '');
+  await db.exec(`CREATE OR REPLACE TEMP TABLE x_doc AS SELECT *, md5(body) AS h FROM (${query})`);
+  await db.exec(`INSERT INTO x_bodies SELECT ${sqlString(kind)}, q, h FROM x_doc`);
+  const select = (bodyWhenSame: string, where: string) => `SELECT d.* EXCLUDE (body, h), coalesce(p.h = d.h, false) AS same,
+      CASE WHEN p.h = d.h THEN ${bodyWhenSame} ELSE d.body END AS body
+    FROM x_doc d LEFT JOIN x_prev_bodies p ON p.kind = ${sqlString(kind)} AND p.q = d.q ${where} ORDER BY d.q`;
+  const missed = await eachRow(db, select(reuse ? 'NULL' : 'd.body', ''), `export ${kind}`, progress, each);
+  if (missed.length > 0) {
+    const list = missed.map(sqlString).join(', ');
+    await eachRow(db, select('d.body', `WHERE d.q IN (${list})`).replace('coalesce(p.h = d.h, false) AS same', 'false AS same'), `export ${kind} (not reusable)`, progress, each);
+  }
+}
+
+/** Streams rows to `each` with bounded concurrency, one DuckDB chunk at a time; returns the q of rows it refused. */
+async function eachRow(db: Db, sql: string, label: string, progress: Progress, each: (row: DocRow) => Promise<boolean>): Promise<string[]> {
+  const total = await db.one<{ n: bigint }>('SELECT count(*) AS n FROM x_doc');
   progress.start(label, Number(total?.n ?? 0), 'docs');
   const limit = pLimit(CONCURRENCY);
   const result = await db.conn.stream(sql);
+  const missed: string[] = [];
   let done = 0;
-  for await (const rows of result.yieldRowsJs()) {
-    await Promise.all(rows.map((row) => limit(() => each(row as unknown[]))));
+  for await (const rows of result.yieldRowObjectJs()) {
+    await Promise.all(rows.map((row) => limit(async () => {
+      const doc = { ...row, q: String(row.q) } as DocRow;
+      if (!(await each(doc))) missed.push(doc.q);
+    })));
     done += rows.length;
     progress.update(done);
   }
   progress.stop();
+  return missed;
 }

@@ -58,6 +58,7 @@ export class ReleaseWriter {
     }
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
     await this.ensureDir(path);
+    await this.forget(path);
     await writeFile(join(this.dir, path), bytes);
     this.record(path, { size: bytes.length, sha256: hash, ...(stampIndex === undefined ? {} : { stamp: stampIndex }) }, 'written');
     await this.compress(path, bytes);
@@ -79,6 +80,18 @@ export class ReleaseWriter {
       }
     }
     await this.put(path, wrapJson(this.stamp, key, body), this.stampIndex(this.stamp));
+  }
+
+  /**
+   * Links a file (and its compressed siblings) unchanged from the previous
+   * release, keeping its stamp; false when the previous release lacks it.
+   */
+  async reuseUnchanged(path: string): Promise<boolean> {
+    const before = this.previous?.manifest.files[path];
+    if (!before || !this.reuse) return false;
+    const stamp = stampOf(this.previous!.manifest, before);
+    await this.linkPrevious(path, before, stamp ? this.stampIndex(stamp) : undefined);
+    return true;
   }
 
   /** A second name (hard link) for a file already in this release, counted like the file it names. */
@@ -146,6 +159,20 @@ export class ReleaseWriter {
       if (!sibling) continue;
       await link(join(this.previous!.dir, path + ext), join(this.dir, path + ext));
       this.record(path + ext, sibling, 'reused');
+    }
+  }
+
+  /**
+   * Drops a name already in this release before it is written again, so the
+   * write makes a new file instead of truncating an inode the previous
+   * release shares.
+   */
+  private async forget(path: string): Promise<void> {
+    for (const name of [path, `${path}.gz`, `${path}.br`]) {
+      if (!this.entries.delete(name)) continue;
+      await rm(join(this.dir, name), { force: true });
+      this.counts.files--;
+      this.counts[this.how.get(name) ?? 'written']--;
     }
   }
 
