@@ -153,6 +153,11 @@ describe('parser edge cases', () => {
     expect(block.coinbase.address).toBe(json.tx[0]!.vout[0]!.scriptPubKey.address ?? json.tx[0]!.vout[0]!.scriptPubKey.addresses?.[0]);
   });
 
+  it('rejects an MWEB-only transaction (its id is not a hash of canonical data) with a clear ParseError', () => {
+    const mwebOnly = Buffer.from(`02000000000800000${'1'}${'00'.repeat(64)}000000${'00'.repeat(4)}`, 'hex');
+    expect(() => parseTransaction(mwebOnly, regtest)).toThrow(/MWEB-only transaction/);
+  });
+
   it('coinbase tag keeps printable runs of 4+ characters after the height push', () => {
     expect(coinbaseTag(Buffer.from('03685d24' + '0d' + Buffer.from('/F2Pool/').toString('hex') + 'fabe6d6d01', 'hex'))).toBe('/F2Pool/');
     expect(coinbaseTag(Buffer.from('02b00100', 'hex'))).toBe('');

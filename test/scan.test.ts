@@ -151,6 +151,36 @@ describe('scanChain over the regtest-small recording', () => {
     expect(calls.txids.length).toBeGreaterThan(0);
   });
 
+  it('falls back to verbosity 2 for a block the raw parser rejects, with the same rows', async () => {
+    const db = await memoryDb();
+    const { source } = fixtureSource(rec, finalChain(rec));
+    const broken = rec.mainChain.find((b) => b.height === 775)!.hash; // three peg-outs
+    const asked: string[] = [];
+    const withFallback: ChainSource = {
+      ...source,
+      rawBlocks: async (hashes) => (await source.rawBlocks(hashes)).map((raw, i) => (hashes[i] === broken ? raw.subarray(0, 200) : raw)),
+      verboseBlocks: async (hashes) => { asked.push(...hashes); return hashes.map((h) => rec.verbose.get(h)! as never); },
+    };
+    await scanChain(db, withFallback);
+    expect(asked).toEqual([broken]);
+    const once = await memoryDb();
+    await scanChain(once, fixtureSource(rec, finalChain(rec)).source);
+    // Block 775 was recorded raw, so both paths see its MWEB header: every stored row must agree.
+    expect(await dump(db)).toEqual(await dump(once));
+    const row = await db.one<{ pegout_count: number; mweb_num_kernels: number }>('SELECT pegout_count, mweb_num_kernels FROM blocks WHERE height = 775');
+    expect(row).toEqual({ pegout_count: 3, mweb_num_kernels: 3 });
+  });
+
+  it('without a fallback a broken raw block fails the scan with a ParseError and stores nothing of its batch', async () => {
+    const db = await memoryDb();
+    const { source } = fixtureSource(rec, finalChain(rec));
+    const broken = rec.mainChain.find((b) => b.height === 775)!.hash;
+    const failing: ChainSource = { ...source, rawBlocks: async (hashes) => (await source.rawBlocks(hashes)).map((raw, i) => (hashes[i] === broken ? raw.subarray(0, 200) : raw)) };
+    await expect(scanChain(db, failing, { batchBlocks: 50 })).rejects.toThrow(/unexpected end of data/);
+    expect(Number(await db.getMeta('cursor_height'))).toBeLessThan(775);
+    expect((await db.one<{ n: bigint }>('SELECT count(*) AS n FROM blocks WHERE height >= 775'))!.n).toBe(0n);
+  });
+
   it('refuses a database of another network', async () => {
     const db = await memoryDb();
     await db.setMeta('network', 'mainnet');

@@ -162,6 +162,10 @@ function readTx(r: Reader, network: NetworkParams): RawTx {
     }
   }
   r.skip(4);
+  if (mweb && inputCount === 0 && outputCount === 0) {
+    // Its id is a BLAKE3 hash of the MWEB body; such transactions never appear in a block's transaction vector.
+    throw new ParseError('MWEB-only transaction (no canonical inputs or outputs): pegscope reads only canonical transactions');
+  }
   // Without a marker the transaction is its own txid preimage; otherwise strip marker, flags, witness and MWEB data.
   const preimage = flags === 0
     ? r.bytes.subarray(start, r.pos)

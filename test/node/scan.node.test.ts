@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeAuthError, NodeSyncingError, NodeUnreachableError, NetworkMismatchError, TxIndexMissingError } from '../../src/chain/errors.js';
-import { blockFromVerboseJson, parseBlock, type VerboseBlockJson } from '../../src/chain/parse.js';
+import { blockFromVerboseJson, parseBlock, parseTransaction, type VerboseBlockJson } from '../../src/chain/parse.js';
 import { createRpcSource } from '../../src/chain/rpc.js';
 import type { RpcConfig } from '../../src/config.js';
 import { parseNodeValue } from '../../src/domain/amount.js';
@@ -153,6 +153,26 @@ describe.skipIf(!enabled)('scan against a live litecoind -regtest', () => {
       const { txs: _t, mwebHeader: _h, mwebBody: _b, ...summary } = parsed;
       expect(summary).toEqual(blockFromVerboseJson(json, regtest));
     }
+  });
+
+  it('parses a peg-in in its mempool form: MWEB flag with the MWEB transaction attached', async () => {
+    // A wallet with canonical coins only: the miner holds MWEB coins and would pay MWEB-to-MWEB.
+    await createWallet(node, 'dave');
+    await node.walletRpc('miner', 'sendtoaddress', await node.walletRpc<string>('dave', 'getnewaddress', '', 'bech32'), '0.8');
+    await node.mine(1);
+    const txid = await pegIn(node, 'dave', '0.7');
+    const [raw, json] = await Promise.all([node.rpc<string>('getrawtransaction', txid, false), node.rpc<NodeTx>('getrawtransaction', txid, true)]);
+    const tx = parseTransaction(Buffer.from(raw, 'hex'), regtest);
+    expect(tx.txid).toBe(txid);
+    expect(tx.isHogEx).toBe(false);
+    // The node lists the attached MWEB outputs too (ismweb, no value); the canonical ones come first.
+    const canonical = json.vout.filter((o) => !(o as { ismweb?: boolean }).ismweb);
+    expect(tx.outputs.map((o) => [o.value, o.type, o.address])).toEqual(canonical.map((o) => [parseNodeValue(o.value), o.scriptPubKey.type, addressOf(o)]));
+    expect(tx.mweb).not.toBeNull();
+    const pegin = tx.outputs.find((o) => o.type === 'witness_mweb_pegin')!;
+    expect(tx.mweb!.kernels.filter((k) => k.peginAmount !== null).map((k) => k.peginAmount)).toEqual([pegin.value]);
+    expect(tx.mweb!.outputCount).toBeGreaterThan(0);
+    await node.mine(1);
   });
 
   it('scan stores every peg-in, peg-out and funding input the node shows', async () => {
