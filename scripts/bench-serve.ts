@@ -101,13 +101,13 @@ http {
   throw new Error('nginx did not come up within 5 s');
 }
 
-interface Figures { label: string; rps: number; p50: number; p99: number; errors: number; non2xx: number }
+interface Figures { label: string; rps: number; mbps: number; p50: number; p99: number; errors: number; non2xx: number }
 
 async function measure(label: string, url: string, seconds: number, connections: number, paths?: () => string): Promise<Figures> {
   const opts: Record<string, unknown> = { url, connections, duration: seconds, pipelining: 1 };
   if (paths) opts.requests = [{ setupRequest: (req: { path: string }) => ({ ...req, path: paths() }) }];
   const result = await autocannon(opts);
-  return { label, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+  return { label, rps: result.requests.average, mbps: result.throughput.average / 1e6, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
 }
 
 async function main(): Promise<void> {
@@ -168,8 +168,8 @@ async function main(): Promise<void> {
     // Latency without queueing: one client at a time, the case of a wallet's pre-flight check.
     figures.push(await measure('router  privacy, 1 connection', routerUrl, seconds, 1, amountPath));
 
-    console.log('\n| case | req/s | p50 ms | p99 ms | errors | non-2xx |\n|---|---:|---:|---:|---:|---:|');
-    for (const f of figures) console.log(`| ${f.label} | ${f.rps.toFixed(0)} | ${f.p50} | ${f.p99} | ${f.errors} | ${f.non2xx} |`);
+    console.log('\n| case | req/s | MB/s | p50 ms | p99 ms | errors | non-2xx |\n|---|---:|---:|---:|---:|---:|---:|');
+    for (const f of figures) console.log(`| ${f.label} | ${f.rps.toFixed(0)} | ${f.mbps.toFixed(1)} | ${f.p50} | ${f.p99} | ${f.errors} | ${f.non2xx} |`);
     const [loaded, privacy] = figures.slice(-2) as [Figures, Figures];
     const ratio = pairs.reduce((sum, [nginx, router]) => sum + router.rps / nginx.rps, 0) / pairs.length;
     console.log(`\nrouter/nginx on the trace file (mean of the rounds): ${(ratio * 100).toFixed(0)}% (target >= 50%) ${ratio >= 0.5 ? 'OK' : 'BELOW TARGET'}`);

@@ -12,7 +12,7 @@ import { networkParams, type NetworkName } from '../domain/network.js';
 import { answer, type CachePolicy, type Reply } from './answer.js';
 import { FileCache, ReleaseUnavailable, Site, type CachedFile, type Release } from './release.js';
 import { clientIp, clientKey, hashKey, loadKeys, SlidingWindowLimiter, type ApiKey, type RateDecision } from './ratelimit.js';
-import { echo, isEndpointName, validateParams, type ValidRequest } from './validate.js';
+import { echo, isEndpointName, validateParams } from './validate.js';
 
 export interface ServeOptions {
   sites: { network: NetworkName; outDir: string; hostnames?: string[] }[];
@@ -121,20 +121,36 @@ function endpointList(): string {
   return Object.keys(ENDPOINTS).join(', ');
 }
 
-interface ComputedEntry {
+interface AnswerEntry {
   file: CachedFile;
   type: string;
   filename?: string;
 }
 
-/** Bounded LRU of computed bodies (entries and bytes). */
-class ComputedCache {
-  private readonly entries = new Map<string, ComputedEntry>();
+/** The answer kept for a URL when it depends on the release alone (not health, not errors). */
+function cacheable(reply: Reply): AnswerEntry | null {
+  let entry: AnswerEntry;
+  if (reply.kind === 'file' && reply.cache === 'analysis') {
+    entry = { file: reply.file, type: contentType(reply.format) };
+    if (reply.format === 'csv' && reply.filename) entry.filename = reply.filename;
+  } else if (reply.kind === 'json' && reply.cache === 'analysis') {
+    entry = { file: dynamicFile(JSON.stringify(reply.body)), type: contentType('json') };
+  } else if (reply.kind === 'csv') {
+    entry = { file: dynamicFile(reply.text), type: contentType('csv'), filename: reply.filename };
+  } else {
+    return null;
+  }
+  return entry;
+}
+
+/** Bounded LRU of answers by release and URL (entries and bytes). */
+class AnswerCache {
+  private readonly entries = new Map<string, AnswerEntry>();
   private bytes = 0;
 
-  constructor(private readonly maxEntries = 5_000, private readonly maxBytes = 32 * 1024 * 1024) {}
+  constructor(private readonly maxEntries = 10_000, private readonly maxBytes = 32 * 1024 * 1024) {}
 
-  get(key: string): ComputedEntry | undefined {
+  get(key: string): AnswerEntry | undefined {
     const entry = this.entries.get(key);
     if (entry) {
       this.entries.delete(key);
@@ -143,7 +159,7 @@ class ComputedCache {
     return entry;
   }
 
-  set(key: string, entry: ComputedEntry): void {
+  set(key: string, entry: AnswerEntry): void {
     this.entries.set(key, entry);
     this.bytes += entry.file.identity.length;
     for (const [oldKey, old] of this.entries) {
@@ -156,7 +172,7 @@ class ComputedCache {
 
 class Router {
   private readonly limiter = new SlidingWindowLimiter();
-  private readonly computed = new ComputedCache();
+  private readonly answers = new AnswerCache();
   private readonly cacheSeconds: number;
 
   constructor(private readonly sites: Site[], private readonly opts: ServeOptions, private readonly keys: Map<string, ApiKey>) {
@@ -199,6 +215,21 @@ class Router {
     }
     if (!this.admit(req, res)) return;
 
+    let release: Release | null = null;
+    let unavailable: unknown = null;
+    try {
+      release = site.current();
+    } catch (err) {
+      unavailable = err;
+    }
+    // A release never changes, so the same URL gets the same answer until `current` moves.
+    const key = release ? `${release.dir}\n${target}` : '';
+    const hit = release ? this.answers.get(key) : undefined;
+    if (release && hit) {
+      res.setHeader('X-Pegscope-Release', release.id);
+      return this.send(req, res, 200, hit.file, hit.type, this.cacheControl('analysis'), hit.filename);
+    }
+
     const r = route(target);
     if (r.kind === 'error') return this.error(req, res, r.status, r.message);
     if (r.kind === 'endpoint' && !isEndpointName(r.name)) {
@@ -210,35 +241,24 @@ class Router {
       validated = validateParams(r.name, r.search, site.network, r.reserved);
       if (!validated.ok) return this.error(req, res, 400, validated.error);
     }
-    const release = site.current();
+    if (!release) throw unavailable;
     res.setHeader('X-Pegscope-Release', release.id);
     if (r.kind === 'static') return this.serveStatic(req, res, release);
+    let reply: Reply;
     if (r.kind === 'file') {
       const file = site.file(release, r.rel);
-      if (!file) return this.error(req, res, 503, `the published release lacks ${r.rel}; re-run \`pegscope export\``);
-      return this.reply(req, res, { kind: 'file', file, format: 'json', cache: 'analysis' });
+      reply = file
+        ? { kind: 'file', file, format: 'json', cache: 'analysis' }
+        : { kind: 'error', status: 503, message: `the published release lacks ${r.rel}; re-run \`pegscope export\`` };
+    } else if (validated?.ok) {
+      reply = answer(site, release, validated.request, Date.now());
+    } else {
+      return this.error(req, res, 404, 'no such path');
     }
-    if (validated?.ok) this.answer(req, res, site, release, validated.request);
-  }
-
-  /**
-   * Computed bodies are kept per release and canonical request: a release is
-   * immutable, so the same question gets the same bytes (and ETag) until the
-   * next one is published. Health is computed every time.
-   */
-  private answer(req: IncomingMessage, res: ServerResponse, site: Site, release: Release, request: ValidRequest): void {
-    const key = `${release.dir}\n${request.endpoint}\n${JSON.stringify(request.values)}`;
-    const hit = this.computed.get(key);
-    if (hit) return this.send(req, res, 200, hit.file, hit.type, this.cacheControl('analysis'), hit.filename);
-    const reply = answer(site, release, request, Date.now());
-    if (reply.kind === 'csv' || (reply.kind === 'json' && reply.cache === 'analysis')) {
-      const csv = reply.kind === 'csv';
-      const entry: ComputedEntry = { file: dynamicFile(csv ? reply.text : JSON.stringify(reply.body)), type: contentType(csv ? 'csv' : 'json') };
-      if (csv) entry.filename = reply.filename;
-      this.computed.set(key, entry);
-      return this.send(req, res, 200, entry.file, entry.type, this.cacheControl('analysis'), entry.filename);
-    }
-    this.reply(req, res, reply);
+    const entry = cacheable(reply);
+    if (!entry) return this.reply(req, res, reply);
+    this.answers.set(key, entry);
+    this.send(req, res, 200, entry.file, entry.type, this.cacheControl('analysis'), entry.filename);
   }
 
   private site(hostHeader: string | undefined): Site | null {
