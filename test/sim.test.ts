@@ -68,6 +68,26 @@ describe('sim determinism through the real scanner', () => {
   }, 120_000);
 });
 
+describe('sim worker thread', () => {
+  it('generates the same blocks and truth as generation in this thread', async () => {
+    const blocksOf = async (worker: boolean, dir: string) => {
+      const source = createSimSource({ preset: 'tiny', seed: 9, worker, truthDir: join(work, dir) });
+      const hashes = await source.blockHashes(Array.from({ length: 2_000 }, (_, i) => i));
+      const raws = await source.rawBlocks(hashes.slice(-500));
+      await source.close();
+      return { hashes, raws: raws.map((r) => Buffer.from(r).toString('hex')) };
+    };
+    const inline = await blocksOf(false, 'inline.truth');
+    const threaded = await blocksOf(true, 'worker.truth');
+    expect(threaded).toEqual(inline);
+    const inlineTruth = readSimTruth(join(work, 'inline.truth'));
+    const workerTruth = readSimTruth(join(work, 'worker.truth'));
+    expect(workerTruth.meta.tip_height).toBe(1_999);
+    expect(workerTruth.pegouts).toEqual(inlineTruth.pegouts);
+    expect(workerTruth.meta.counts).toEqual(inlineTruth.meta.counts);
+  });
+});
+
 describe('sim fast-forward', () => {
   it('a source started mid-chain, or asked for a height that left its window, gives the same blocks', async () => {
     const first = createSimSource({ preset: 'tiny', seed: 5 });

@@ -197,6 +197,16 @@ export class SimChain {
     return this.retained.get(txid)?.raw;
   }
 
+  /** Called for every transaction the scanner may ask for (the worker forwards them to the source). */
+  onRetain: ((txid: string, raw: Uint8Array, until: number) => void) | null = null;
+
+  private retain(tx: SerializedTx, until: number): void {
+    const prev = this.retained.get(tx.txid);
+    const entry = { raw: prev?.raw ?? copy(tx.raw), until: Math.max(prev?.until ?? 0, until) };
+    this.retained.set(tx.txid, entry);
+    this.onRetain?.(tx.txid, entry.raw, entry.until);
+  }
+
   get inFlight(): { wallets: number; events: number; retainedTxs: number } {
     return { wallets: this.wallets.size, events: this.events.size, retainedTxs: this.retained.size };
   }
@@ -429,7 +439,7 @@ export class SimChain {
     const inputs: Outpoint[] = [];
     for (let k = 0; k < inputCount; k++) {
       const tx = this.fundingTx(addrs[k]!, parts[k]!);
-      this.retained.set(tx.txid, { raw: copy(tx.raw), until: at + RETAIN_BLOCKS });
+      this.retain(tx, at + RETAIN_BLOCKS);
       txs.push(tx);
       inputs.push({ txidBytes: tx.txidBytes, vout: 0, value: parts[k]!, addr: addrs[k]! });
     }
@@ -639,7 +649,7 @@ export class SimChain {
     });
     if (w.chain) {
       this.truth.cycle({
-        chain_id: w.chain.id, n_cycles: w.chain.cycles, cycle: w.chain.cycle, pegin: w.pegin,
+        height, chain_id: w.chain.id, n_cycles: w.chain.cycles, cycle: w.chain.cycle, pegin: w.pegin,
         funded_by_pegout: w.chain.fundedBy, pegout: id, destination_kind: p.dest,
       });
     }
@@ -648,8 +658,7 @@ export class SimChain {
       const addr = this.userAddr(p.nextUser, 0);
       const input: Outpoint = { txidBytes: hogex.txidBytes, vout, value: p.out.value, addr };
       const canonicalFee = this.feeRateCanonical() * (PEGIN_BASE_VSIZE + INPUT_VSIZE[addr.type]);
-      const prev = this.retained.get(hogex.txid);
-      this.retained.set(hogex.txid, { raw: copy(hogex.raw), until: Math.max(prev?.until ?? 0, at + RETAIN_BLOCKS) });
+      this.retain(hogex, at + RETAIN_BLOCKS);
       this.schedule({
         kind: 'pegin', height: at,
         episode: {

@@ -109,7 +109,7 @@ export interface SerializedTx {
   raw: Uint8Array;
   /** Internal byte order. */
   txidBytes: Uint8Array;
-  txid: string;
+  readonly txid: string;
 }
 
 /** A canonical transaction; segwit serialization (marker 0x00, flag 0x01) when any input has a witness. */
@@ -146,7 +146,9 @@ function finish(inputs: readonly TxIn[], outputs: readonly TxOut[], version: num
   const txidBytes = flags
     ? sha256d(raw.subarray(0, 4), raw.subarray(bodyStart, bodyEnd), raw.subarray(raw.length - 4))
     : sha256d(raw);
-  return { raw, txidBytes, txid: displayHex(txidBytes) };
+  let txid: string | undefined;
+  // Most txids are never shown (coinbases, most HogExes): format on first use.
+  return { raw, txidBytes, get txid() { return (txid ??= displayHex(txidBytes)); } };
 }
 
 export function merkleRoot(leaves: readonly Uint8Array[]): Uint8Array {

@@ -1,14 +1,15 @@
 /**
  * The simulated chain as a ChainSource: blocks are generated on demand, in
- * order, and kept in a sliding window. A height below the window (a scan that
- * resumes after its cursor, a reorg check) regenerates the chain from genesis
- * without materializing the bytes of blocks nobody will read.
+ * order (by default in a worker thread running ahead of the scanner), and
+ * kept in a sliding window. A height below the window (a scan that resumes
+ * after its cursor, a reorg check) regenerates the chain from genesis without
+ * materializing the bytes of blocks nobody will read.
  */
 import { NETWORKS } from '../../domain/network.js';
 import type { ChainInfo, ChainSource } from '../types.js';
-import { SIM_MWEB_ACTIVATION_HEIGHT, SimChain } from './chain.js';
+import { SIM_MWEB_ACTIVATION_HEIGHT } from './chain.js';
+import { inlineGenerator, workerGenerator, type Generator, type GeneratorConfig, type InFlight } from './generator.js';
 import { presetRates, type SimPresetName, type SimRates } from './presets.js';
-import { nullTruth, truthWriter, type TruthSink } from './truth.js';
 
 export interface SimSourceOptions {
   preset: SimPresetName;
@@ -16,17 +17,21 @@ export interface SimSourceOptions {
   /** Where the ground truth is written (e.g. data/sim.truth); none when omitted. */
   truthDir?: string;
   rates?: Partial<SimRates>;
-  /** Blocks kept for rawBlocks after their hash was handed out (default 20,000; a scan batch must fit). */
+  /** Blocks kept for rawBlocks after their hash was handed out (default 40,000; the scanner's prefetched batches must fit in three quarters of it). */
   windowBlocks?: number;
+  /** Generate in a worker thread (default true); false keeps everything in this thread. */
+  worker?: boolean;
 }
 
-const DEFAULT_WINDOW = 20_000;
+const DEFAULT_WINDOW = 40_000;
+/** The worker runs at most this far ahead of the highest height asked for (and at most a quarter of the window). */
+const MAX_AHEAD = 5_000;
 
 export interface SimSource extends ChainSource {
   readonly rates: SimRates;
   readonly tip: number;
   /** Wallets in MWEB, scheduled events and retained transactions right now (memory is flat when these are). */
-  inFlight(): { wallets: number; events: number; retainedTxs: number };
+  inFlight(): InFlight;
 }
 
 export function createSimSource(opts: SimSourceOptions): SimSource {
@@ -36,36 +41,40 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
   const rates = presetRates(opts.preset, opts.rates);
   const tip = SIM_MWEB_ACTIVATION_HEIGHT - 1 + rates.blocks;
   const WINDOW = opts.windowBlocks ?? DEFAULT_WINDOW;
+  const config: GeneratorConfig = { preset: opts.preset, seed: opts.seed, rates, truthDir: opts.truthDir ?? null };
+
   // The window is a ring indexed by height % WINDOW; byHash is rebuilt from it when it grows too large.
   const ringHeight = new Int32Array(WINDOW).fill(-1);
   const ringHash: string[] = new Array<string>(WINDOW).fill('');
   const ringRaw: (Uint8Array | null)[] = new Array<Uint8Array | null>(WINDOW).fill(null);
   const byHash = new Map<string, number>();
   const slot = (height: number) => (ringHeight[height % WINDOW] === height ? height % WINDOW : -1);
-  let truth: TruthSink = nullTruth;
-  let chain: SimChain;
+  let highestAsked = -1;
 
+  const store = (block: { height: number; hash: string; raw: Uint8Array | null }) => {
+    const i = block.height % WINDOW;
+    ringHeight[i] = block.height;
+    ringHash[i] = block.hash;
+    ringRaw[i] = block.raw;
+    if (byHash.size >= 2 * WINDOW) byHash.clear();
+    byHash.set(block.hash, block.height);
+  };
+  const start = (): Generator => (opts.worker ?? true ? workerGenerator(config, store, tip, Math.min(MAX_AHEAD, Math.floor(WINDOW / 4))) : inlineGenerator(config, store));
+  let generator = start();
   const restart = () => {
-    truth.abandon();
-    truth = opts.truthDir ? truthWriter(opts.truthDir) : nullTruth;
-    chain = new SimChain(rates, opts.seed, truth);
+    generator.stop();
     ringHeight.fill(-1);
     byHash.clear();
+    highestAsked = -1;
+    generator = start();
   };
-  restart();
 
-  const generateTo = (height: number) => {
+  const generateTo = async (height: number) => {
     if (height > tip || height < 0) throw new Error(`height ${height} is outside the simulated chain (0..${tip})`);
-    if (height <= chain.height && slot(height) < 0) restart();
-    while (chain.height < height) {
-      const block = chain.next(chain.height + 1 > height - WINDOW);
-      const i = block.height % WINDOW;
-      ringHeight[i] = block.height;
-      ringHash[i] = block.hash;
-      ringRaw[i] = block.raw;
-      if (byHash.size >= 2 * WINDOW) byHash.clear();
-      byHash.set(block.hash, block.height);
-    }
+    // Below the window: start again from genesis (the worker may already be ahead of `height`).
+    if (height <= generator.height && slot(height) < 0) restart();
+    highestAsked = Math.max(highestAsked, height);
+    await generator.want(height, height - WINDOW + 1);
   };
   const hashAt = (height: number): string => ringHash[slot(height)]!;
   const rawOf = (hash: string): { height: number; raw: Uint8Array | null } | undefined => {
@@ -83,33 +92,37 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
     network: NETWORKS.sim,
     rates,
     tip,
-    inFlight: () => chain.inFlight,
+    inFlight: () => generator.inFlight(),
     async info(): Promise<ChainInfo> {
       return { chain: 'sim', blocks: tip, headers: tip, initialBlockDownload: false, mwebActivationHeight: SIM_MWEB_ACTIVATION_HEIGHT };
     },
     async blockHashes(heights) {
-      return heights.map((h) => {
-        generateTo(h);
-        return hashAt(h);
-      });
+      const hashes: string[] = [];
+      for (const h of heights) {
+        await generateTo(h);
+        hashes.push(hashAt(h));
+      }
+      return hashes;
     },
     async rawBlocks(hashes) {
-      return hashes.map((hash) => {
+      const raws: Uint8Array[] = [];
+      for (const hash of hashes) {
         const found = rawOf(hash);
         let raw = found?.raw;
         if (found && !raw) {
           // Generated only to move forward: regenerate with bytes.
           restart();
-          generateTo(found.height);
+          await generateTo(found.height);
           raw = rawOf(hash)?.raw;
         }
         if (!raw) throw new Error(`block ${hash} is not in the simulated chain (seed ${opts.seed}, preset ${opts.preset}); ask blockHashes for its height first`);
-        return raw;
-      });
+        raws.push(raw);
+      }
+      return raws;
     },
     async rawTransactions(txids) {
       return txids.map((txid) => {
-        const raw = chain.rawTransaction(txid);
+        const raw = generator.rawTransaction(txid);
         if (!raw) {
           throw new Error(`transaction ${txid} is not known to the simulated chain: it keeps funding transactions only until `
             + 'shortly after the block that spends them; rescan from an earlier height');
@@ -118,16 +131,8 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
       });
     },
     async close() {
-      if (chain.height >= 0) {
-        truth.finish({
-          generator: 'pegscope sim', preset: opts.preset, seed: opts.seed, network: 'sim',
-          mweb_activation_height: SIM_MWEB_ACTIVATION_HEIGHT, tip_height: chain.height,
-          tip_hash: hashAt(chain.height) ?? '', rates: { ...rates },
-        }, chain.labels());
-      } else {
-        truth.abandon();
-      }
-      truth = nullTruth;
+      if (highestAsked >= 0 && config.truthDir) await generator.finish(highestAsked, hashAt(highestAsked) ?? '');
+      else generator.stop();
     },
   };
 }

@@ -4,7 +4,7 @@
  * `<name>.tmp` and renamed into place when the source closes, so a reader
  * never sees a half-written truth.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const SIM_LABELS_FILE = 'labels.csv';
@@ -55,6 +55,8 @@ export interface TruthPegout {
 }
 
 export interface TruthCycle {
+  /** Height of this cycle's peg-out. */
+  height: number;
   chain_id: number;
   n_cycles: number;
   cycle: number;
@@ -89,11 +91,16 @@ class JsonlFile {
   private fd: number;
   private pending: string[] = [];
   private size = 0;
+  private maxHeight = -1;
   count = 0;
-  constructor(readonly path: string) {
+  /** Records the `tally` predicate accepts (round trips). */
+  tallied = 0;
+  constructor(readonly path: string, private readonly tally: (record: object) => boolean = () => false) {
     this.fd = openSync(`${path}.tmp`, 'w');
   }
-  write(record: object): void {
+  write(record: { height: number }): void {
+    this.maxHeight = Math.max(this.maxHeight, record.height);
+    if (this.tally(record)) this.tallied++;
     const line = `${JSON.stringify(record)}\n`;
     this.pending.push(line);
     this.size += line.length;
@@ -105,9 +112,19 @@ class JsonlFile {
     this.pending = [];
     this.size = 0;
   }
-  commit(): void {
+  /** Moves the file into place, without the records above `upTo` (generated ahead of what was scanned). */
+  commit(upTo: number): void {
     this.flush();
     closeSync(this.fd);
+    if (this.maxHeight > upTo) {
+      const kept = readFileSync(`${this.path}.tmp`, 'utf8').split('\n').filter((l) => l.length > 0)
+        .map((l) => [l, JSON.parse(l) as { height: number }] as const).filter(([, r]) => r.height <= upTo);
+      this.count = kept.length;
+      this.tallied = kept.filter(([, r]) => this.tally(r)).length;
+      writeAtomically(this.path, kept.map(([l]) => `${l}\n`).join(''));
+      rmSync(`${this.path}.tmp`);
+      return;
+    }
     renameSync(`${this.path}.tmp`, this.path);
   }
   abandon(): void {
@@ -128,21 +145,18 @@ export const nullTruth: TruthSink = { pegin() {}, pegout() {}, cycle() {}, finis
 export function truthWriter(dir: string): TruthSink {
   mkdirSync(dir, { recursive: true });
   const pegins = new JsonlFile(join(dir, TRUTH_FILES.pegins));
-  const pegouts = new JsonlFile(join(dir, TRUTH_FILES.pegouts));
+  const pegouts = new JsonlFile(join(dir, TRUTH_FILES.pegouts), (r) => (r as TruthPegout).round_trip);
   const cycles = new JsonlFile(join(dir, TRUTH_FILES.cycles));
-  let roundTrips = 0;
   return {
     pegin: (r) => pegins.write(r),
-    pegout: (r) => {
-      if (r.round_trip) roundTrips++;
-      pegouts.write(r);
-    },
+    pegout: (r) => pegouts.write(r),
     cycle: (r) => cycles.write(r),
     finish(meta, labels) {
-      const counts = { pegins: pegins.count, pegouts: pegouts.count, round_trips: roundTrips, cycles: cycles.count, labels: labels.length };
-      pegins.commit();
-      pegouts.commit();
-      cycles.commit();
+      const upTo = meta.tip_height;
+      pegins.commit(upTo);
+      pegouts.commit(upTo);
+      cycles.commit(upTo);
+      const counts = { pegins: pegins.count, pegouts: pegouts.count, round_trips: pegouts.tallied, cycles: cycles.count, labels: labels.length };
       writeAtomically(join(dir, TRUTH_FILES.meta), `${JSON.stringify({ ...meta, counts }, null, 2)}\n`);
       writeAtomically(join(dir, SIM_LABELS_FILE), labelsCsv(labels));
     },
