@@ -126,6 +126,34 @@ describe('scanChain over the regtest-small recording', () => {
     expect(await dump(db)).toEqual(await dump(once));
   });
 
+  it('a reorg that happens while the scan runs is undone before the scan goes on', async () => {
+    const db = await memoryDb();
+    const before = orphanChain(rec);
+    const after = finalChain(rec);
+    let current = before;
+    const { source } = fixtureSource(rec, before);
+    // The node switches branches right after handing out the hashes of the batch holding orphaned block 890.
+    const moving: ChainSource = {
+      ...source,
+      blockHashes: async (heights) => {
+        const hashes = heights.map((h) => current.get(h)!);
+        if (heights.includes(890)) current = after;
+        return hashes;
+      },
+      rawBlocks: (hashes) => fixtureSource(rec, after).source.rawBlocks(hashes),
+    };
+    const logs: string[] = [];
+    const result = await scanChain(db, moving, { batchBlocks: 5, log: (line) => logs.push(line) });
+    expect(result.reorgDepth).toBeGreaterThanOrEqual(1);
+    expect(logs.some((l) => l.startsWith('reorg during scan'))).toBe(true);
+    const stored = await db.all<{ height: number; hash: string }>('SELECT height, hash FROM blocks WHERE height >= 885 ORDER BY height');
+    expect(stored).toEqual([...after].filter(([h]) => h >= 885 && h <= 893).map(([height, hash]) => ({ height, hash })));
+    await scanChain(db, fixtureSource(rec, after).source);
+    const once = await memoryDb();
+    await scanChain(once, fixtureSource(rec, after).source);
+    expect(await dump(db)).toEqual(await dump(once));
+  });
+
   it('a reorg deeper than the search window is found too', async () => {
     const db = await memoryDb();
     // Pretend every block from 500 on was replaced: the stored hashes above 499 are rewritten.

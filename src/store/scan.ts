@@ -100,6 +100,7 @@ export async function scanChain(db: Db, source: ChainSource, opts: ScanOptions =
   let fromHeight = cursor + 1;
   if (fromHeight > tip) return { fromHeight, toHeight: cursor, blocks: 0, pegins: 0, pegouts: 0, reorgDepth };
 
+  log(`scan: ${network.name} blocks ${fromHeight}..${tip} (node tip ${info.blocks}, MWEB from ${activation})`);
   const cache = new TxCache(TX_CACHE_SIZE);
   let lastHash = await storedHash(db, cursor);
   progress.start('scan', tip - cursor, 'blocks');
