@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { startServer, type RunningServer } from '../src/serve/server.js';
 import { formatCoin, parseCoinAmount, privacyOf, type AmountTable } from '../src/client/index.js';
 import { buildPipelineTree, type PipelineTree } from './helpers/pipeline-release.js';
@@ -45,5 +46,22 @@ describe('router and wallet client agree', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('pegscope/client', () => {
+  it('has no dependencies: every module it loads imports only relative paths (no npm, no node: builtins)', () => {
+    const seen = new Set<string>();
+    const visit = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const source = readFileSync(file, 'utf8');
+      for (const [, spec] of source.matchAll(/(?:import|export)[^'"]*?from\s+'([^']+)'/g)) {
+        expect(spec, `${file} imports ${spec}`).toMatch(/^\.\.?\//);
+        visit(resolve(dirname(file), spec!.replace(/\.js$/, '.ts')));
+      }
+    };
+    visit(join(import.meta.dirname, '..', 'src', 'client', 'index.ts'));
+    expect(seen.size).toBeGreaterThanOrEqual(3);
   });
 });

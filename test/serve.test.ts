@@ -349,9 +349,14 @@ describe('statuses', () => {
       publish(broken, 'empty');
       const res = await get(s.url, '/api/stats');
       expect(res.status).toBe(503);
-      expect(res.json.error).toMatch(/cannot be read.*re-run `pegscope export`/);
+      expect(res.json.error).toMatch(/release empty cannot be read.*re-run `pegscope export`/);
+      expect(res.text).not.toContain(broken.root);
       publish(broken, 'r1');
       expect((await get(s.url, '/api/stats')).status).toBe(200);
+      writeFileSync(join(broken.outDir, 'releases', 'r1', 'data', 'links.json'), '{"links": [');
+      const corrupt = await get(s.url, '/api/links?limit=3');
+      expect(corrupt.status).toBe(503);
+      expect(corrupt.json.error).toMatch(/data\/links.json of release r1 is not valid JSON/);
     } finally {
       await s.close();
       rmSync(broken.root, { recursive: true, force: true });

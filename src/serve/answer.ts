@@ -5,7 +5,7 @@
  */
 import { numericParam } from '../api/params.js';
 import type { Envelope } from '../api/envelope.js';
-import { healthAt, type HealthDocument } from '../api/health.js';
+import { healthAt } from '../api/health.js';
 import { linksCsv, sliceLinks, type LinksDocument } from '../api/links.js';
 import { amountsCsv, sliceAmounts, type AmountsDocument } from '../api/top-amounts.js';
 import { followAt, followFiles, type FollowDocument } from '../api/follow.js';
@@ -29,7 +29,7 @@ export function answer(site: Site, release: Release, request: ValidRequest, now:
   const format = values.format === 'csv' ? 'csv' : 'json';
   switch (endpoint) {
     case 'health':
-      return { kind: 'json', body: healthAt(release.health as unknown as HealthDocument, now / 1000), cache: 'none' };
+      return { kind: 'json', body: healthAt(release.health, now / 1000), cache: 'none' };
     case 'stats':
     case 'recommendations':
       return requiredFile(site, release, `api/${endpoint}.json`, 'json');

@@ -6,9 +6,10 @@
  */
 import { readFileSync, readlinkSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type { NetworkParams } from '../domain/network.js';
 import type { Envelope } from '../api/envelope.js';
+import type { HealthDocument } from '../api/health.js';
 import type { AmountTable } from '../domain/privacy.js';
 
 /** A file of the release with its precompressed siblings, as written by the export. */
@@ -27,7 +28,7 @@ export interface Release {
   dir: string;
   envelope: Envelope;
   /** api/health.json as published; analysis_age_seconds is recomputed per request. */
-  health: Record<string, unknown> & { health: Record<string, unknown> };
+  health: HealthDocument;
   /** api/amounts.json, the table privacy is computed from. */
   amounts: AmountTable;
   /** Parsed data files reused by every request of this release (top lists). */
@@ -61,7 +62,7 @@ export class Site {
 
   private load(dir: string): Release {
     try {
-      const health = JSON.parse(this.files.read(join(dir, 'api', 'health.json'))?.identity.toString('utf8') ?? 'null');
+      const health = JSON.parse(this.files.read(join(dir, 'api', 'health.json'))?.identity.toString('utf8') ?? 'null') as HealthDocument | null;
       const amountsFile = this.files.read(join(dir, 'api', 'amounts.json'));
       if (!health?.health || !amountsFile) throw new Error('api/health.json or api/amounts.json is missing');
       const envelope = {
@@ -76,9 +77,11 @@ export class Site {
       }
       const amounts = JSON.parse(amountsFile.identity.toString('utf8')) as AmountTable;
       if (!Array.isArray(amounts.pegin) || !Array.isArray(amounts.pegout)) throw new Error('api/amounts.json is not an amount table');
-      return { id: dir.split(/[\\/]/).pop() ?? dir, dir, envelope, health, amounts, parsed: new Map() };
+      return { id: basename(dir), dir, envelope, health, amounts, parsed: new Map() };
     } catch (err) {
-      throw new ReleaseUnavailable(`the published release ${dir} cannot be read (${(err as Error).message}); re-run \`pegscope export\``);
+      // The message goes to clients: the release id, not the server's paths.
+      const reason = err instanceof SyntaxError ? 'a document is not valid JSON' : (err as Error).message;
+      throw new ReleaseUnavailable(`the published release ${basename(dir)} cannot be read (${reason}); re-run \`pegscope export\``);
     }
   }
 
@@ -91,7 +94,12 @@ export class Site {
   data<T>(release: Release, rel: string): T | null {
     if (release.parsed.has(rel)) return release.parsed.get(rel) as T;
     const file = this.file(release, rel);
-    const value = file ? (JSON.parse(file.identity.toString('utf8')) as T) : null;
+    let value: T | null = null;
+    try {
+      if (file) value = JSON.parse(file.identity.toString('utf8')) as T;
+    } catch {
+      throw new ReleaseUnavailable(`${rel} of release ${release.id} is not valid JSON; re-run \`pegscope export\``);
+    }
     release.parsed.set(rel, value);
     return value;
   }
@@ -151,6 +159,6 @@ function readOptional(path: string): Buffer | null {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return null;
-    throw err;
+    throw new ReleaseUnavailable(`a file of the published release cannot be read (${code ?? 'error'}); check the permissions of the out directory`);
   }
 }
