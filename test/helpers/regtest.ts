@@ -48,8 +48,10 @@ export interface RegtestNode {
 
 export interface StartOptions {
   extraArgs?: string[];
-  /** Create the `miner` wallet and mine 101 blocks so it can spend (default true). */
+  /** Create the `miner` wallet and mine 101 blocks so it can spend (default true; needs waitForRpc). */
   fundMiner?: boolean;
+  /** Return only once the RPC answers (default true); false returns right after spawning. */
+  waitForRpc?: boolean;
 }
 
 const running = new Set<ChildProcess>();
@@ -58,9 +60,12 @@ let exitHookInstalled = false;
 function installExitHook(): void {
   if (exitHookInstalled) return;
   exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const child of running) child.kill('SIGKILL');
-  });
+  const killAll = () => { for (const child of running) child.kill('SIGKILL'); };
+  process.on('exit', killAll);
+  // Interrupted runs: kill the nodes, then let the signal do what it would have done.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => { killAll(); process.kill(process.pid, signal); });
+  }
 }
 
 export async function freePort(): Promise<number> {
@@ -132,7 +137,7 @@ export async function startRegtestNode(opts: StartOptions = {}): Promise<Regtest
 
   // Wait for the RPC server to accept calls (connection refused, then -28 while loading).
   const deadline = Date.now() + 60_000;
-  for (;;) {
+  while (opts.waitForRpc !== false) {
     if (child.exitCode !== null) {
       await stop();
       throw new Error(`litecoind exited with code ${child.exitCode} before its RPC came up: ${stderr.trim()}`);
@@ -158,7 +163,7 @@ export async function startRegtestNode(opts: StartOptions = {}): Promise<Regtest
     mine: (n, address) => call<string[]>('', 'generatetoaddress', [n, address ?? node.minerAddress]),
     stop,
   };
-  if (opts.fundMiner !== false) {
+  if (opts.fundMiner !== false && opts.waitForRpc !== false) {
     await createWallet(node, 'miner');
     node.minerAddress = await node.walletRpc<string>('miner', 'getnewaddress', '', 'bech32');
     await node.mine(101);

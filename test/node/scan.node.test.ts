@@ -24,10 +24,10 @@ const enabled = nodeTestsEnabled();
 
 interface NodeVout { value: number; n: number; scriptPubKey: { hex: string; type: string; address?: string; addresses?: string[] } }
 interface NodeTx { txid: string; hex: string; vin: { txid?: string; vout?: number; coinbase?: string }[]; vout: NodeVout[] }
-type NodeBlock = VerboseBlockJson & { height: number; tx: NodeTx[] };
+type NodeBlock = Omit<VerboseBlockJson, 'tx'> & { height: number; tx: NodeTx[] };
 
-const coin = (n: number) => Math.round(n * 1e8);
-const addressOf = (out: NodeVout) => out.scriptPubKey.address ?? out.scriptPubKey.addresses?.[0] ?? null;
+const coin = (value: number | string) => parseNodeValue(value);
+const addressOf = (out: Pick<NodeVout, 'scriptPubKey'>) => out.scriptPubKey.address ?? out.scriptPubKey.addresses?.[0] ?? null;
 
 describe.skipIf(!enabled)('scan against a live litecoind -regtest', () => {
   let node: RegtestNode;
@@ -328,8 +328,14 @@ describe.skipIf(!enabled)('scan against a live litecoind -regtest', () => {
 
 describe.skipIf(!enabled)('a node without -txindex, still in initial block download', () => {
   let node: RegtestNode;
-  beforeAll(async () => { node = await startRegtestNode({ fundMiner: false, extraArgs: ['-txindex=0'] }); });
+  beforeAll(async () => { node = await startRegtestNode({ fundMiner: false, waitForRpc: false, extraArgs: ['-txindex=0'] }); });
   afterAll(async () => { await node?.stop(); });
+
+  it('retries while the node starts (connection refused, then warming up) and then gets its answer', async () => {
+    const config: RpcConfig = { url: node.rpcUrl, user: node.user, password: node.password, timeoutMs: 10_000, batchSize: 10, concurrency: 1 };
+    const source = createRpcSource(config, regtest, { retries: 8, backoffMs: 100 });
+    expect(await source.client.call<number>('getblockcount')).toBe(0);
+  });
 
   it('reports initial block download, then the missing -txindex', async () => {
     const config: RpcConfig = { url: node.rpcUrl, user: node.user, password: node.password, timeoutMs: 10_000, batchSize: 10, concurrency: 1 };
