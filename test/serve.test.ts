@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { linksCsv, sliceLinks } from '../src/api/links.js';
 import { amountsCsv, sliceAmounts } from '../src/api/top-amounts.js';
 import { buildHandTree, publish, simAddress, writeRelease, type HandTree } from './helpers/release-tree.js';
 import { buildPipelineTree, type PipelineTree } from './helpers/pipeline-release.js';
+import { freePort } from './helpers/net.js';
 
 interface Res { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer; text: string; json: any }
 
@@ -361,6 +363,21 @@ describe('statuses', () => {
       await s.close();
       rmSync(broken.root, { recursive: true, force: true });
     }
+  });
+
+  it('`pegscope serve` closes the router and exits 0 on SIGTERM', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--network', 'sim', '--out', tree.outDir, '--port', String(port), '--rate-limit', '0'], { stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const url = `http://127.0.0.1:${port}`;
+    for (let i = 0; i < 100; i++) {
+      if ((await get(url, '/api/health').catch(() => null))?.status === 200) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect((await get(url, '/api/health')).status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    await expect(get(url, '/api/health')).rejects.toThrow(/ECONNREFUSED/);
   });
 
   it('close() stops accepting connections', async () => {

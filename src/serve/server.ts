@@ -72,16 +72,6 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   };
 }
 
-/** Closes the server on SIGTERM/SIGINT, once; the process then exits when idle. */
-export function closeOnSignals(server: RunningServer, log: (line: string) => void = () => {}): void {
-  const stop = (signal: string): void => {
-    log(`${signal}: closing the router`);
-    server.close().catch((err: Error) => log(`close failed: ${err.message}`));
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-}
-
 type Route =
   | { kind: 'file'; rel: 'api/index.json' | 'api/amounts.json' }
   | { kind: 'endpoint'; name: string; search: URLSearchParams; reserved: string[] }
