@@ -72,7 +72,10 @@ async function main(): Promise<void> {
     params: args.params,
     // Keep the unfiltered candidate pairs of this run for the naive formula.
     onStep: async (step) => {
-      if (step === '04_a_links') await db.exec('CREATE OR REPLACE TEMP TABLE bench_pairs AS SELECT * FROM w_scored');
+      if (step !== '04_a_links') return;
+      await db.exec(`CREATE OR REPLACE TEMP TABLE bench_pairs AS
+        SELECT s.*, o.txid AS pegout_txid, o.vout AS pegout_vout, p.txid AS pegin_txid, p.vout AS pegin_vout
+        FROM w_scored s JOIN w_pegout_ids o USING (orid) JOIN w_pegin_ranked p USING (rk)`);
     },
   });
   const seconds = (performance.now() - started) / 1000;

@@ -33,7 +33,10 @@ const snapshot = (db: Db) => Promise.all([
 ]);
 
 describe('analysis atomicity', () => {
-  it('an analysis killed mid-way leaves the previous results intact', async () => {
+  it.each([
+    ['while building the new tables', '08_a_attribution'],
+    ['half-way through publishing them (inside the transaction)', 'publish:a_links'],
+  ])('an analysis killed %s leaves the previous results intact', async (_when, pauseAfter) => {
     const path = join(mkdtempSync(join(tmpdir(), 'pegscope-atomic-')), 'atomic.duckdb');
     let db = await Db.open(path);
     await insertChain(db, 300, [{ txid: txid('first'), height: 110, amount: 123_456_789, inputs: ['A1'] }],
@@ -48,7 +51,7 @@ describe('analysis atomicity', () => {
     await db.setMeta('cursor_height', '300');
     db.close();
 
-    await killMidAnalysis(path, '08_a_attribution');
+    await killMidAnalysis(path, pauseAfter);
 
     db = await Db.open(path);
     expect(await snapshot(db)).toEqual(before);

@@ -1,5 +1,5 @@
 -- a_meta: what this analysis describes (as_of_height, updated_at, network).
-CREATE OR REPLACE TABLE a_meta AS
+CREATE OR REPLACE TEMP TABLE a_meta AS
 SELECT * FROM (VALUES
   ('as_of_height', '{{as_of_height}}'),
   ('updated_at', '{{now}}'),

@@ -5,6 +5,8 @@
 -- two ASOF lookups, and only windows of at most {{max_join}} peg-ins are expanded
 -- into pairs (an equi-join on rank). 100,000 peg-ins of exactly 1.0 never meet
 -- 100,000 peg-outs just below it.
+-- The pair pipeline carries integer ids only (peg-in rank rk, peg-out row orid);
+-- txids and addresses are joined back for the reported rows at the end.
 CREATE OR REPLACE TEMP TABLE w_pegin_ranked AS
 SELECT txid, vout, height, amount, row_number() OVER (ORDER BY amount, height, txid, vout) AS rk
 FROM w_pegins;
@@ -16,23 +18,26 @@ SELECT amount, max(rk) AS cum FROM w_pegin_ranked GROUP BY amount;
 CREATE OR REPLACE TEMP TABLE w_pegin_exact AS
 SELECT amount, count(*) AS exact_count FROM w_pegins GROUP BY amount;
 
+CREATE OR REPLACE TEMP TABLE w_pegout_ids AS
+SELECT txid, vout, address, height, amount, row_number() OVER (ORDER BY height, txid, vout) AS orid
+FROM w_pegouts;
+
 CREATE OR REPLACE TEMP TABLE w_windows AS
-SELECT o.txid, o.vout, o.height, o.amount, o.address,
+SELECT o.orid, o.height, o.amount,
        coalesce(lo.cum, 0) AS below,
        coalesce(hi.cum, 0) - coalesce(lo.cum, 0) AS window_all
-FROM w_pegouts o
-ASOF LEFT JOIN w_pegin_cum lo ON o.amount - 1 >= lo.amount
-ASOF LEFT JOIN w_pegin_cum hi ON o.amount + {{tol}} >= hi.amount;
+FROM (SELECT orid, height, amount, amount - 1 AS lo_key, amount + {{tol}} AS hi_key FROM w_pegout_ids) o
+ASOF LEFT JOIN w_pegin_cum lo ON o.lo_key >= lo.amount
+ASOF LEFT JOIN w_pegin_cum hi ON o.hi_key >= hi.amount;
 
 CREATE OR REPLACE TEMP TABLE w_pairs AS
-SELECT w.txid AS pegout_txid, w.vout AS pegout_vout, w.height AS pegout_height,
-       w.amount AS pegout_amount, w.address AS pegout_address,
-       p.txid AS pegin_txid, p.vout AS pegin_vout, p.height AS pegin_height, p.amount AS pegin_amount,
+SELECT w.orid, p.rk,
+       w.height AS pegout_height, w.amount AS pegout_amount, p.height AS pegin_height, p.amount AS pegin_amount,
        p.amount - w.amount AS amount_diff, w.height - p.height AS block_gap,
        w.height - (SELECT first_height FROM w_horizon) + 1 AS horizon
-FROM (SELECT *, unnest(range(below + 1, below + window_all + 1)) AS rk
+FROM (SELECT orid, height, amount, unnest(range(below + 1, below + window_all + 1)) AS rk
       FROM w_windows WHERE window_all BETWEEN 1 AND {{max_join}}) w
-JOIN w_pegin_ranked p ON p.rk = w.rk
+JOIN (SELECT rk, height, amount FROM w_pegin_ranked) p ON p.rk = w.rk
 WHERE p.height < w.height;
 
 -- Density (per litoshi) of the fee-rate part of a peg-out kernel fee:
@@ -57,7 +62,7 @@ CREATE OR REPLACE TEMP MACRO w_gap_density(g, h) AS
 -- background being the window's peg-ins spread evenly over amount and time.
 CREATE OR REPLACE TEMP TABLE w_weighted AS
 WITH counted AS (
-  SELECT *, count(*) OVER (PARTITION BY pegout_txid, pegout_vout) AS candidate_count
+  SELECT *, count(*) OVER (PARTITION BY orid) AS candidate_count
   FROM w_pairs
 )
 SELECT *,
@@ -68,9 +73,9 @@ FROM counted;
 CREATE OR REPLACE TEMP TABLE w_scored AS
 WITH shares AS (
   SELECT *,
-    count(*) OVER (PARTITION BY pegin_txid, pegin_vout) - 1 AS competitor_count,
-    sum(weight) OVER (PARTITION BY pegout_txid, pegout_vout) AS pegout_total,
-    sum(weight) OVER (PARTITION BY pegin_txid, pegin_vout) AS pegin_total,
+    count(*) OVER (PARTITION BY rk) - 1 AS competitor_count,
+    sum(weight) OVER (PARTITION BY orid) AS pegout_total,
+    sum(weight) OVER (PARTITION BY rk) AS pegin_total,
     weight / ((1 - {{prior}}) + pegout_total) AS pegout_share,
     weight / ((1 - {{prior}}) + pegin_total) AS pegin_share
   FROM w_weighted
@@ -79,14 +84,14 @@ SELECT s.*, e.exact_count,
   weight / ((1 - {{prior}}) + pegout_total + pegin_total - weight) AS confidence
 FROM shares s JOIN w_pegin_exact e ON e.amount = s.pegin_amount;
 
-CREATE OR REPLACE TABLE a_links AS
+CREATE OR REPLACE TEMP TABLE a_links AS
 WITH reportable AS (
-  SELECT *, row_number() OVER (PARTITION BY pegout_txid, pegout_vout ORDER BY confidence DESC, block_gap, pegin_txid) AS pos
+  SELECT *, row_number() OVER (PARTITION BY orid ORDER BY confidence DESC, block_gap, rk) AS pos
   FROM w_scored
   WHERE candidate_count <= {{max_candidates}} AND exact_count < {{common_exact}}
 )
-SELECT pegout_txid, pegout_vout, pegout_height, pegout_amount, pegout_address,
-  pegin_txid, pegin_vout, pegin_height, pegin_amount, amount_diff, block_gap,
+SELECT o.txid AS pegout_txid, o.vout AS pegout_vout, pegout_height, pegout_amount, o.address AS pegout_address,
+  p.txid AS pegin_txid, p.vout AS pegin_vout, pegin_height, pegin_amount, amount_diff, block_gap,
   candidate_count, competitor_count, round(confidence, 4) AS confidence,
   [
     printf('amount difference %d litoshi: %s', amount_diff,
@@ -102,6 +107,8 @@ SELECT pegout_txid, pegout_vout, pegout_height, pegout_amount, pegout_address,
     printf('weight %.3g against a none-of-these weight of %.2f: share %.3f among this peg-out''s candidates, %.3f among this peg-in''s exits',
       weight, 1 - {{prior}}, pegout_share, pegin_share)
   ] AS reasons
-FROM reportable
+FROM reportable r
+JOIN w_pegout_ids o USING (orid)
+JOIN w_pegin_ranked p USING (rk)
 WHERE pos <= {{max_reported_per_pegout}} AND confidence >= {{min_reported}}
 ORDER BY confidence DESC, block_gap, pegout_txid, pegout_vout;

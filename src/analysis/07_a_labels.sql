@@ -2,7 +2,7 @@
 -- A coinbase payout address that mined at least {{pool_min_blocks}} blocks is a
 -- pool; its entity is the most frequent readable coinbase tag ("unnamed pool"
 -- when it never tagged). A curated label of the same address takes precedence.
-CREATE OR REPLACE TABLE a_labels AS
+CREATE OR REPLACE TEMP TABLE a_labels AS
 WITH tagged AS (
   SELECT coinbase_address AS address,
          nullif(trim(regexp_extract(coalesce(coinbase_tag, ''), '[A-Za-z][A-Za-z0-9 ._-]{2,}')), '') AS tag,

@@ -4,7 +4,7 @@
 -- sanctioned, mixer and other (person-level, unknown) labels never propagate:
 -- a common-input cluster can be a coinjoin or a payment batch, and wrongly
 -- tainting a person is worse than missing a label.
-CREATE OR REPLACE TABLE a_attribution AS
+CREATE OR REPLACE TEMP TABLE a_attribution AS
 WITH direct AS (
   SELECT address, entity, category, confidence
   FROM a_labels

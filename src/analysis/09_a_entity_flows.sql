@@ -1,7 +1,7 @@
 -- a_entity_flows: value moving between attributed entities through round-trip
 -- links of confidence >= 0.5 (funding entity of the peg-in → entity of the
 -- peg-out address; 'unattributed' when unknown). expected_links = sum of confidences.
-CREATE OR REPLACE TABLE a_entity_flows AS
+CREATE OR REPLACE TEMP TABLE a_entity_flows AS
 WITH funding AS (
   SELECT p.txid, p.vout, a.entity, a.category
   FROM w_pegins p JOIN a_attribution a ON a.address = p.source_address

@@ -3,7 +3,7 @@
 -- the same curve as privacyOf in src/domain/privacy.ts; then × (1 − best link
 -- confidence), − {{reuse_penalty}} when a funding address also received a peg-out,
 -- − {{entity_penalty}} when a funding address is attributed to a known entity.
-CREATE OR REPLACE TABLE a_pegin_scores AS
+CREATE OR REPLACE TEMP TABLE a_pegin_scores AS
 WITH sets AS (
   SELECT p.txid, p.vout, p.amount, coalesce(hi.cum, 0) - coalesce(lo.cum, 0) AS anonymity_set
   FROM w_pegins p

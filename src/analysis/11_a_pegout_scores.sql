@@ -7,7 +7,7 @@ CREATE OR REPLACE TEMP MACRO w_category_risk(c) AS
   CASE c WHEN 'sanctioned' THEN 100 WHEN 'mixer' THEN 85 WHEN 'gambling' THEN 50 WHEN 'other' THEN 30
          WHEN 'exchange' THEN 15 WHEN 'service' THEN 15 WHEN 'merchant' THEN 10 WHEN 'pool' THEN 5 ELSE 0 END;
 
-CREATE OR REPLACE TABLE a_pegout_scores AS
+CREATE OR REPLACE TEMP TABLE a_pegout_scores AS
 WITH funding_risk AS (
   SELECT l.pegout_txid AS txid, l.pegout_vout AS vout,
          max(l.confidence * w_category_risk(a.category) * a.confidence) AS risk,

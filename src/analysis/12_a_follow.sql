@@ -10,7 +10,7 @@ WHERE i.address IS NOT NULL AND l.pegout_address IS NOT NULL
 QUALIFY row_number() OVER (PARTITION BY i.address
   ORDER BY l.confidence DESC, l.block_gap, l.pegout_txid, l.pegout_vout, l.pegin_txid, l.pegin_vout) = 1;
 
-CREATE OR REPLACE TABLE a_follow AS
+CREATE OR REPLACE TEMP TABLE a_follow AS
 WITH RECURSIVE chain AS (
   SELECT from_address AS start_address, 1 AS hop, from_address, pegin_txid, pegin_vout, pegout_txid, pegout_vout,
          to_address, confidence, confidence AS cumulative_confidence, [from_address, to_address] AS visited

@@ -1,5 +1,5 @@
 -- a_stats: headline counts (SPEC §3 stats); value is JSON number text.
-CREATE OR REPLACE TABLE a_stats AS
+CREATE OR REPLACE TEMP TABLE a_stats AS
 SELECT * FROM (VALUES
   ('total_pegins', (SELECT count(*) FROM w_pegins)::VARCHAR),
   ('total_pegouts', (SELECT count(*) FROM w_pegouts)::VARCHAR),

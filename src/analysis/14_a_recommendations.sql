@@ -3,7 +3,7 @@
 -- Wait: the 90th percentile block gap of links at confidence >= 0.9 (waiting
 -- longer than most round trips that were still caught), never below
 -- {{min_wait_blocks}} blocks (about 1.75 days).
-CREATE OR REPLACE TABLE a_recommendations AS
+CREATE OR REPLACE TEMP TABLE a_recommendations AS
 WITH best AS (
   SELECT side, list({'amount': (amount / 1e8)::DECIMAL(18, 8)::DOUBLE, 'anonymity_set': count} ORDER BY count DESC, amount) AS amounts
   FROM (
