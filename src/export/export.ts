@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { isValidAddress } from '../domain/address.js';
@@ -50,6 +50,10 @@ const TXID = /^[0-9a-f]{64}$/;
 
 const json = (value: unknown): string => JSON.stringify(value);
 
+/** The export's working tables; dropped so a long-running job does not keep them in memory. */
+const DROP_TEMP_TABLES = ['x_attribution', 'x_pegin_inputs', 'x_pegin_links', 'x_pegout_links', 'x_pegin_nodes', 'x_pegout_nodes',
+  'x_addresses', 'x_address_pegins', 'x_doc', 'x_bodies', 'x_prev_bodies'].map((t) => `DROP TABLE IF EXISTS ${t};`).join('\n');
+
 /**
  * Writes a complete release of the static tree (SPEC §4) from the analysed
  * database and publishes it atomically: a kill at any point leaves `current`
@@ -65,22 +69,30 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
   const writer = new ReleaseWriter(tmpDir, stamp, previous, opts.incremental ?? true);
   log(`export ${stamp.network} at height ${stamp.as_of_height} into release ${id}${previous ? ' (reusing unchanged files of the current release)' : ''}`);
 
-  await db.exec(trace.NODES_SQL);
-  await writeEndpointDocuments(db, writer, stamp);
-  const skipped = await writeQueryDocuments(db, writer, stamp, previous, opts.incremental ?? true, progress);
-  if (skipped > 0) log(`skipped ${skipped} queries that are not a valid ${stamp.network} address or txid (never used as file names)`);
-  await writeDumps(db, writer);
-  await writer.put('_redirects', redirectsFile());
-  await writer.put('_headers', headersFile());
-  await writer.put('nginx.conf', nginxSnippet());
+  try {
+    await db.exec(trace.NODES_SQL);
+    await writeEndpointDocuments(db, writer, stamp);
+    const skipped = await writeQueryDocuments(db, writer, stamp, previous, opts.incremental ?? true, progress);
+    if (skipped > 0) log(`skipped ${skipped} queries that are not a valid ${stamp.network} address or txid (never used as file names)`);
+    await writeDumps(db, writer);
+    await writer.put('_redirects', redirectsFile());
+    await writer.put('_headers', headersFile());
+    await writer.put('nginx.conf', nginxSnippet());
+  } catch (err) {
+    await rm(tmpDir, { recursive: true, force: true });
+    throw err;
+  } finally {
+    await db.exec(DROP_TEMP_TABLES);
+  }
 
   const manifest: Manifest = { version: '1', network: stamp.network, as_of_height: stamp.as_of_height, updated_at: stamp.updated_at, ...writer.manifestParts() };
-  await writeFile(join(tmpDir, MANIFEST_FILE), json(manifest));
+  const manifestText = json(manifest);
+  await writeFile(join(tmpDir, MANIFEST_FILE), manifestText);
   const dir = await publishRelease(opts.outDir, tmpDir, id);
   const pruned = await pruneReleases(opts.outDir, opts.keep ?? 3);
   const { files, written, reused, bytes } = writer.counts;
   log(`published ${id}: ${files} files, ${written} written, ${reused} reused, ${(bytes / 1e6).toFixed(1)} MB written${pruned.length ? `; pruned ${pruned.join(', ')}` : ''}`);
-  return { releaseId: id, dir, files: files + 1, written: written + 1, reused, bytes };
+  return { releaseId: id, dir, files: files + 1, written: written + 1, reused, bytes: bytes + Buffer.byteLength(manifestText) };
 }
 
 async function analysisStamp(db: Db): Promise<AnalysisStamp> {
