@@ -96,9 +96,6 @@ class RawOutput implements TxOutput {
   get type(): string { return this.script_.type; }
   get address(): string | null { return this.script_.address; }
   get program(): Uint8Array | undefined { return this.script_.program; }
-  /** Cheap check without decoding: OP_9 PUSH32 (witness version 9, 32-byte program). */
-  get isPegin(): boolean { return this.script.length === 34 && this.script[0] === 0x59 && this.script[1] === 0x20; }
-  get isHogAddr(): boolean { return this.script.length === 34 && this.script[0] === 0x58 && this.script[1] === 0x20; }
   toJSON(): TxOutput { return { n: this.n, value: this.value, scriptHex: this.scriptHex, type: this.type, address: this.address }; }
 }
 
@@ -109,7 +106,69 @@ export interface RawTx extends ParsedTx {
   firstScriptSig: Uint8Array;
   /** The MWEB transaction body carried inside the transaction (mempool form of peg-ins), if any. */
   mweb: MwebBody | null;
+  /** Indexes of the witness_mweb_pegin outputs, found without decoding the others. */
+  peginVouts: number[];
 }
+
+/**
+ * A transaction whose inputs and outputs are decoded on first access: a block's
+ * walk only finds boundaries, txids and peg-in outputs, and most transactions
+ * are never looked at again.
+ */
+class LazyTx implements RawTx {
+  private inputsCache: TxInput[] | undefined;
+  private outputsCache: RawOutput[] | undefined;
+  constructor(
+    readonly txid: string,
+    readonly isHogEx: boolean,
+    readonly mweb: MwebBody | null,
+    readonly peginVouts: number[],
+    private readonly bytes: Uint8Array,
+    private readonly inputsAt: number,
+    private readonly outputsAt: number,
+    private readonly network: NetworkParams,
+  ) {}
+
+  get inputs(): TxInput[] {
+    if (this.inputsCache) return this.inputsCache;
+    const r = new Reader(this.bytes, this.inputsAt);
+    const count = r.compactSize();
+    const inputs: TxInput[] = [];
+    for (let i = 0; i < count; i++) {
+      const prevHash = r.take(32);
+      const prevVout = r.u32();
+      r.skip(r.compactSize() + 4);
+      const coinbase = prevVout === 0xffffffff && prevHash.every((b) => b === 0);
+      inputs.push(coinbase ? { prevTxid: null, prevVout } : { prevTxid: reversedHex(prevHash), prevVout });
+    }
+    return (this.inputsCache = inputs);
+  }
+
+  get firstScriptSig(): Uint8Array {
+    const r = new Reader(this.bytes, this.inputsAt);
+    if (r.compactSize() === 0) return new Uint8Array(0);
+    r.skip(36);
+    return r.bytesVector();
+  }
+
+  get outputs(): RawOutput[] {
+    if (this.outputsCache) return this.outputsCache;
+    const r = new Reader(this.bytes, this.outputsAt);
+    const count = r.compactSize();
+    const outputs: RawOutput[] = [];
+    for (let n = 0; n < count; n++) {
+      const value = r.u64();
+      outputs.push(new RawOutput(n, value, r.bytesVector(), this.network));
+    }
+    return (this.outputsCache = outputs);
+  }
+}
+
+/** OP_9 PUSH32 (witness version 9, 32-byte program) and OP_8 PUSH32, checked in place without decoding. */
+const isPeginScript = (bytes: Uint8Array, at: number, length: number): boolean =>
+  length === 34 && bytes[at] === 0x59 && bytes[at + 1] === 0x20;
+const isHogAddrScript = (bytes: Uint8Array, at: number, length: number): boolean =>
+  length === 34 && bytes[at] === 0x58 && bytes[at + 1] === 0x20;
 
 function readTx(r: Reader, network: NetworkParams): RawTx {
   const start = r.pos;
@@ -123,22 +182,20 @@ function readTx(r: Reader, network: NetworkParams): RawTx {
   }
   const bodyStart = r.pos;
   const inputCount = r.compactSize();
-  const inputs: TxInput[] = [];
-  let firstScriptSig: Uint8Array = new Uint8Array(0);
   for (let i = 0; i < inputCount; i++) {
-    const prevHash = r.take(32);
-    const prevVout = r.u32();
-    const scriptSig = r.bytesVector();
-    r.skip(4);
-    if (i === 0) firstScriptSig = scriptSig;
-    const coinbase = prevVout === 0xffffffff && prevHash.every((b) => b === 0);
-    inputs.push(coinbase ? { prevTxid: null, prevVout } : { prevTxid: reversedHex(prevHash), prevVout });
+    r.skip(36);
+    r.skip(r.compactSize() + 4);
   }
+  const outputsAt = r.pos;
   const outputCount = r.compactSize();
-  const outputs: RawOutput[] = [];
+  const peginVouts: number[] = [];
+  let firstIsHogAddr = false;
   for (let n = 0; n < outputCount; n++) {
-    const value = r.u64();
-    outputs.push(new RawOutput(n, value, r.bytesVector(), network));
+    r.skip(8);
+    const length = r.compactSize();
+    if (isPeginScript(r.bytes, r.pos, length)) peginVouts.push(n);
+    if (n === 0) firstIsHogAddr = isHogAddrScript(r.bytes, r.pos, length);
+    r.skip(length);
   }
   const bodyEnd = r.pos;
   if (flags & FLAG_WITNESS) {
@@ -156,7 +213,7 @@ function readTx(r: Reader, network: NetworkParams): RawTx {
       mweb = readMwebBody(r);
     } else if (present === 0x00) {
       // Litecoin Core marks a transaction with the MWEB flag but no MWEB body as the HogEx.
-      isHogEx = outputs.length > 0;
+      isHogEx = outputCount > 0 && firstIsHogAddr;
     } else {
       throw new ParseError(`bad MWEB transaction marker 0x${present.toString(16)} at byte ${r.pos - 1}`);
     }
@@ -171,7 +228,7 @@ function readTx(r: Reader, network: NetworkParams): RawTx {
     ? r.bytes.subarray(start, r.pos)
     : Buffer.concat([r.bytes.subarray(start, start + 4), r.bytes.subarray(bodyStart, bodyEnd), r.bytes.subarray(r.pos - 4, r.pos)]);
   const txid = reversedHex(sha256d(preimage));
-  return { txid, inputs, outputs, isHogEx, firstScriptSig, mweb };
+  return new LazyTx(txid, isHogEx, mweb, peginVouts, r.bytes, bodyStart, outputsAt, network);
 }
 
 /** A kernel's public peg data (the amounts are in clear in the serialized kernel). */
@@ -300,13 +357,12 @@ function lastWhere<T>(items: readonly T[], test: (item: T) => boolean): T | null
 function summarize(hash: string, prevHash: string, time: number, txs: RawTx[]): Omit<ParsedBlock, 'mweb'> {
   const pegins: Pegin[] = [];
   for (const tx of txs) {
-    for (const out of tx.outputs) {
-      if (out.isPegin) {
-        pegins.push({ txid: tx.txid, vout: out.n, amount: out.value, kernelId: out.scriptHex.slice(4), inputs: tx.inputs });
-      }
+    for (const vout of tx.peginVouts) {
+      const out = tx.outputs[vout]!;
+      pegins.push({ txid: tx.txid, vout, amount: out.value, kernelId: out.scriptHex.slice(4), inputs: tx.inputs });
     }
   }
-  const hogex = lastWhere(txs, (tx) => tx.isHogEx && tx.outputs[0]?.isHogAddr === true);
+  const hogex = lastWhere(txs, (tx) => tx.isHogEx);
   const pegouts: Pegout[] = hogex
     ? hogex.outputs.slice(1).map((out) => ({ txid: hogex.txid, vout: out.n, amount: out.value, address: out.address, scriptHex: out.scriptHex }))
     : [];

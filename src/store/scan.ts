@@ -280,9 +280,9 @@ function checkLinks(batch: Batch, lastHash: string | null): void {
 
 /** Previous outputs of every peg-in transaction's inputs: from this batch, the cache, or the node. */
 async function resolveInputs(batch: Batch, source: ChainSource, cache: TxCache): Promise<PeginInput[]> {
-  const inBatch = new Map<string, readonly TxOutput[]>();
-  for (const { txs } of batch.blocks) for (const tx of txs) inBatch.set(tx.txid, tx.outputs);
-  const lookup = (txid: string): readonly TxOutput[] | undefined => inBatch.get(txid) ?? cache.get(txid);
+  const inBatch = new Map<string, RawTx>();
+  for (const { txs } of batch.blocks) for (const tx of txs) inBatch.set(tx.txid, tx);
+  const lookup = (txid: string): readonly TxOutput[] | undefined => inBatch.get(txid)?.outputs ?? cache.get(txid);
 
   const peginTxs = new Map<string, ParsedBlock['pegins'][number]>();
   for (const { block } of batch.blocks) for (const pegin of block.pegins) if (!peginTxs.has(pegin.txid)) peginTxs.set(pegin.txid, pegin);
