@@ -1,9 +1,9 @@
--- Working inputs of this run: the peg-ins and peg-outs at or below the cursor,
--- and the horizon (first MWEB height) the timing model needs.
-CREATE OR REPLACE TEMP TABLE w_pegins AS
+-- Working inputs of this run: the peg-ins and peg-outs at or below the cursor
+-- (views, not copies), and the horizon (first MWEB height) of the timing model.
+CREATE OR REPLACE TEMP VIEW w_pegins AS
 SELECT * FROM pegins WHERE height <= {{as_of_height}};
 
-CREATE OR REPLACE TEMP TABLE w_pegouts AS
+CREATE OR REPLACE TEMP VIEW w_pegouts AS
 SELECT * FROM pegouts WHERE height <= {{as_of_height}};
 
 CREATE OR REPLACE TEMP TABLE w_horizon AS

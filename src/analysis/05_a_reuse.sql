@@ -6,5 +6,4 @@ SELECT DISTINCT i.address, p.txid AS pegin_txid, p.vout AS pegin_vout, o.txid AS
 FROM pegin_inputs i
 JOIN w_pegins p ON p.txid = i.pegin_txid
 JOIN w_pegouts o ON o.address = i.address
-WHERE i.address IS NOT NULL AND o.height > p.height
-ORDER BY i.address, pegin_txid, pegin_vout, pegout_txid, pegout_vout;
+WHERE i.address IS NOT NULL AND o.height > p.height;

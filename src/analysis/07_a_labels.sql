@@ -19,5 +19,4 @@ SELECT address, coalesce(tag, 'unnamed pool') AS entity, 'pool' AS category,
 FROM pools
 WHERE blocks >= {{pool_min_blocks}} AND address NOT IN (SELECT address FROM labels)
 UNION ALL
-SELECT address, entity, category, confidence, source FROM labels
-ORDER BY address, source;
+SELECT address, entity, category, confidence, source FROM labels;

@@ -20,5 +20,4 @@ FROM direct d LEFT JOIN a_clusters c USING (address)
 UNION ALL
 SELECT c.address, s.entity, s.category, 'cluster' AS via, round(s.confidence * {{cluster_decay}}, 4) AS confidence, c.cluster_id
 FROM a_clusters c JOIN institutional s USING (cluster_id)
-WHERE c.address NOT IN (SELECT address FROM direct)
-ORDER BY address;
+WHERE c.address NOT IN (SELECT address FROM direct);

@@ -41,5 +41,4 @@ SELECT txid, vout,
     CASE WHEN reused THEN printf('a funding address also received a peg-out (address reuse): −%d', {{reuse_penalty}}) END,
     CASE WHEN funding_entity IS NOT NULL THEN printf('funded from an address attributed to %s: −%d', funding_entity, {{entity_penalty}}) END
   ], r -> r IS NOT NULL) AS reasons
-FROM parts
-ORDER BY txid, vout;
+FROM parts;

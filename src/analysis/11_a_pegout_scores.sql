@@ -42,5 +42,4 @@ SELECT txid, vout,
     CASE WHEN traceability > 0 THEN printf('traceable to a peg-in with confidence %.2f: +%.0f', traceability, {{traceability_weight}} * traceability) END,
     CASE WHEN reused THEN printf('destination address also funded a peg-in (reuse): +%d', {{reuse_risk}}) END
   ], r -> r IS NOT NULL) AS reasons
-FROM parts
-ORDER BY txid, vout;
+FROM parts;

@@ -24,5 +24,4 @@ WITH RECURSIVE chain AS (
 )
 SELECT start_address, hop, from_address, pegin_txid, pegin_vout, pegout_txid, pegout_vout, to_address,
        confidence, round(cumulative_confidence, 6) AS cumulative_confidence
-FROM chain
-ORDER BY start_address, hop;
+FROM chain;

@@ -197,4 +197,7 @@ async function dropWorkTables(db: Db): Promise<void> {
   const rows = await db.all<{ name: string }>(
     "SELECT table_name AS name FROM duckdb_tables() WHERE temporary AND (table_name LIKE 'w\\_%' ESCAPE '\\' OR table_name LIKE 'a\\_%' ESCAPE '\\')");
   for (const { name } of rows) await db.exec(`DROP TABLE IF EXISTS temp.main."${name}"`);
+  const views = await db.all<{ name: string }>(
+    "SELECT view_name AS name FROM duckdb_views() WHERE temporary AND view_name LIKE 'w\\_%' ESCAPE '\\'");
+  for (const { name } of views) await db.exec(`DROP VIEW IF EXISTS temp.main."${name}"`);
 }
