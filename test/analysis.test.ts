@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { analyze, ensureLabelsTable } from '../src/analysis/analyze.js';
 import { Db } from '../src/store/db.js';
+import { buildAmountTable, privacyOf, scoreOfSet } from '../src/domain/privacy.js';
 import { COIN, insertChain, txid } from './helpers/analysis-fixture.js';
 
 /** The link model of docs/methodology.md, written out independently of the SQL. */
@@ -181,5 +182,24 @@ describe('multi-hop follow', () => {
     expect(chain[2]!.cumulative_confidence).toBeCloseTo(product, 6);
     expect(chain[1]!.cumulative_confidence).toBeCloseTo(chain[0]!.confidence * chain[1]!.confidence, 6);
     expect(product).toBeGreaterThan(0.7);
+  });
+});
+
+describe('peg-in privacy scores', () => {
+  it('use the wallet client\'s curve and window: the score of an unlinked peg-in is scoreOfSet of the peg-ins within ±tolerance', async () => {
+    const d = await fresh();
+    const amounts = [10_000_000, 10_050_000, 10_150_000, 10_150_000, 10_390_000, 50_000_000, 50_200_000, 50_200_001];
+    await insertChain(d, 200, amounts.map((amount, i) => ({ txid: txid(`p${i}`), height: 100 + i, amount, inputs: [`I${i}`] })), []);
+    await analyze(d);
+    const rows = await d.all<{ txid: string; privacy_score: number; anonymity_set: bigint }>('SELECT txid, privacy_score, anonymity_set FROM a_pegin_scores');
+    const table = buildAmountTable({ pegin: amounts.map((a) => [a, 1] as const), pegout: [] });
+    for (const [i, amount] of amounts.entries()) {
+      const row = rows.find((r) => r.txid === txid(`p${i}`))!;
+      const expectedSet = amounts.filter((a) => Math.abs(a - amount) <= 200_000).length;
+      expect(Number(row.anonymity_set)).toBe(expectedSet);
+      expect(row.privacy_score).toBe(scoreOfSet(expectedSet));
+      // The wallet's view of the same amount counts its own planned peg-in on top.
+      expect(privacyOf(table, amount, 'pegin').window_set).toBe(expectedSet);
+    }
   });
 });
