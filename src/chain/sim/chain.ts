@@ -22,8 +22,12 @@ export const SIM_MWEB_ACTIVATION_HEIGHT = 432;
 const GENESIS_TIME = 1_640_995_200;
 const COIN = 100_000_000;
 const SUBSIDY = 6.25 * COIN;
-/** Funding and HogEx transactions stay retrievable this many blocks after the block that spends them. */
-const RETAIN_BLOCKS = 5_000;
+/**
+ * Funding and HogEx transactions stay retrievable this many blocks after the
+ * block that spends them: more than the source's window, so a scanner can
+ * still resolve any block it can fetch.
+ */
+const RETAIN_BLOCKS = 50_000;
 /** Peg-out outputs can be spent after this many confirmations (multi-hop peg-ins wait for it). */
 const HOGEX_MATURITY = 6;
 /** Exits below this amount are not worth a peg-out (the coins stay in MWEB). */

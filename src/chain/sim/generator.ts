@@ -81,6 +81,7 @@ export function workerGenerator(config: GeneratorConfig, onBlock: BlockSink, tip
   const retained = new Map<string, { raw: Uint8Array; until: number }>();
   let height = -1;
   let requested = -1;
+  let asked = -1;
   let inFlight: InFlight = { wallets: 0, events: 0, retainedTxs: 0 };
   let failure: Error | null = null;
   const waiters: { upTo: number; resolve: () => void; reject: (err: Error) => void }[] = [];
@@ -102,8 +103,9 @@ export function workerGenerator(config: GeneratorConfig, onBlock: BlockSink, tip
       for (const block of m.blocks) {
         height = block.height;
         onBlock(block);
+        // Evict by what the scanner asked for, not by how far the worker ran ahead.
         if (height % RETAIN_CHECK_BLOCKS === 0) {
-          for (const [txid, entry] of retained) if (entry.until < height) retained.delete(txid);
+          for (const [txid, entry] of retained) if (entry.until < asked) retained.delete(txid);
         }
       }
       inFlight = { ...m.inFlight, retainedTxs: retained.size };
@@ -125,6 +127,7 @@ export function workerGenerator(config: GeneratorConfig, onBlock: BlockSink, tip
     get height() { return height; },
     want(upTo, materializeFrom) {
       if (failure) return Promise.reject(failure);
+      asked = Math.max(asked, upTo);
       const target = Math.min(tip, upTo + ahead);
       if (target > requested) {
         requested = target;
