@@ -4,7 +4,7 @@
  * `<name>.tmp` and renamed into place when the source closes, so a reader
  * never sees a half-written truth.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const SIM_LABELS_FILE = 'labels.csv';
@@ -121,8 +121,8 @@ class JsonlFile {
         .map((l) => [l, JSON.parse(l) as { height: number }] as const).filter(([, r]) => r.height <= upTo);
       this.count = kept.length;
       this.tallied = kept.filter(([, r]) => this.tally(r)).length;
+      // Rewrites <name>.tmp (already read) and renames it into place.
       writeAtomically(this.path, kept.map(([l]) => `${l}\n`).join(''));
-      rmSync(`${this.path}.tmp`);
       return;
     }
     renameSync(`${this.path}.tmp`, this.path);
