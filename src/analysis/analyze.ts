@@ -49,7 +49,7 @@ export interface AnalysisParams {
 
 export const DEFAULT_PARAMS: AnalysisParams = {
   tol: DEFAULT_TOLERANCE,
-  max_join: 200,
+  max_join: 60,
   max_candidates: 20,
   common_exact: 2,
   prior: 0.5,
