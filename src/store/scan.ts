@@ -44,8 +44,8 @@ const BATCH_BYTES = 32 * 1024 * 1024;
 const FIRST_BATCH_BLOCKS = 100;
 const MIN_BATCH_BLOCKS = 10;
 const MAX_BATCH_BLOCKS = 1000;
-/** Batches fetched and parsed ahead of the one being stored. */
-const PREFETCH_BATCHES = 2;
+/** Batches fetched and parsed ahead while one is being stored. */
+const PREFETCH_BATCHES = 3;
 /** Previous transactions of peg-in inputs kept across batches. */
 const TX_CACHE_SIZE = 20_000;
 
@@ -88,7 +88,7 @@ export async function scanChain(db: Db, source: ChainSource, opts: ScanOptions =
   await db.transaction(() => execEach(db, DELETE_ABOVE, [cursor]));
 
   let reorgDepth = 0;
-  const tip = Math.min(info.blocks, opts.to ?? Number.POSITIVE_INFINITY);
+  let tip = Math.min(info.blocks, opts.to ?? Number.POSITIVE_INFINITY);
   const fork = await findFork(db, source, cursor, activation, info.blocks);
   if (fork < cursor) {
     log(`reorg: stored blocks ${fork + 1}..${cursor} are no longer on the node's chain; removing them`);
@@ -109,7 +109,7 @@ export async function scanChain(db: Db, source: ChainSource, opts: ScanOptions =
     let next = cursor + 1;
     const queue: Promise<Batch>[] = [];
     const fill = (): void => {
-      while (queue.length < PREFETCH_BATCHES + 1 && next <= tip) {
+      while (queue.length < PREFETCH_BATCHES && next <= tip) {
         const to = Math.min(tip, next + sizer.next() - 1);
         const pending = fetchBatch(source, next, to).then((batch) => { sizer.observe(batch); return batch; });
         pending.catch(() => undefined); // awaited in order below; dropped batches must not crash the process
@@ -120,6 +120,7 @@ export async function scanChain(db: Db, source: ChainSource, opts: ScanOptions =
     fill();
     while (queue.length > 0) {
       const batch = await queue.shift()!;
+      fill();
       try {
         checkLinks(batch, lastHash);
         const inputs = await resolveInputs(batch, source, cache);
@@ -128,6 +129,7 @@ export async function scanChain(db: Db, source: ChainSource, opts: ScanOptions =
         if (!(err instanceof ChainMovedError)) throw err;
         queue.length = 0;
         const currentTip = (await source.info()).blocks;
+        tip = Math.min(currentTip, opts.to ?? Number.POSITIVE_INFINITY);
         const forkHeight = await findFork(db, source, batch.from - 1, activation, currentTip);
         log(`reorg during scan at height ${batch.from}: rewinding to ${forkHeight}`);
         await rewind(db, forkHeight);
@@ -142,7 +144,6 @@ export async function scanChain(db: Db, source: ChainSource, opts: ScanOptions =
       lastHash = batch.blocks.at(-1)!.block.hash;
       done += batch.blocks.length;
       progress.update(done);
-      fill();
     }
   } finally {
     progress.stop();
