@@ -183,6 +183,16 @@ describe('every simulated block passes the structural checks of the regtest reco
     }
   });
 
+  it('spaces blocks about 150 s apart and leaves most blocks without pegs', () => {
+    const span = blocks.at(-1)!.parsed.time - blocks[0]!.parsed.time;
+    expect(span / (blocks.length - 1)).toBeGreaterThan(140);
+    expect(span / (blocks.length - 1)).toBeLessThan(160);
+    const mweb = blocks.filter((b) => b.height >= SIM_MWEB_ACTIVATION_HEIGHT);
+    const empty = mweb.filter((b) => b.parsed.pegins.length === 0 && b.parsed.pegouts.length === 0).length;
+    expect(empty / mweb.length).toBeGreaterThan(0.6);
+    expect(empty / mweb.length).toBeLessThan(0.95);
+  });
+
   it('lays out every HogEx like Litecoin Core and keeps the supply consistent with all flows', () => {
     let prevHogex: string | null = null;
     let prevSupply = 0;
