@@ -7,7 +7,7 @@
  *   mweb_tx is an optional pointer: 0x00 (none: the HogEx) or 0x01 | mw::Transaction.
  * Txids hash only version | vin | vout | locktime, so MWEB data never changes a txid.
  */
-import { hash } from 'node:crypto';
+import { hash as oneShotHash } from 'node:crypto';
 import { parseNodeValue, type Litoshi } from '../domain/amount.js';
 import { decodeScript, type DecodedScript } from '../domain/address.js';
 import type { NetworkParams } from '../domain/network.js';
@@ -78,7 +78,7 @@ class Reader {
 }
 
 /** Double SHA-256 with the one-shot hash (several times cheaper than createHash for small inputs). */
-const sha256d = (data: Uint8Array): Buffer => hash('sha256', hash('sha256', data, 'buffer'), 'buffer');
+const sha256d = (data: Uint8Array): Buffer => oneShotHash('sha256', oneShotHash('sha256', data, 'buffer'), 'buffer');
 
 /** Hashes are shown byte-reversed (Bitcoin's display order). */
 function reversedHex(bytes: Uint8Array): string {
@@ -91,11 +91,10 @@ const hexOf = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byt
 class RawOutput implements TxOutput {
   private decoded: DecodedScript | undefined;
   constructor(readonly n: number, readonly value: Litoshi, private readonly script: Uint8Array, private readonly network: NetworkParams) {}
-  private get script_(): DecodedScript { return (this.decoded ??= decodeScript(this.script, this.network)); }
+  private get decodedScript(): DecodedScript { return (this.decoded ??= decodeScript(this.script, this.network)); }
   get scriptHex(): string { return hexOf(this.script); }
-  get type(): string { return this.script_.type; }
-  get address(): string | null { return this.script_.address; }
-  get program(): Uint8Array | undefined { return this.script_.program; }
+  get type(): string { return this.decodedScript.type; }
+  get address(): string | null { return this.decodedScript.address; }
   toJSON(): TxOutput { return { n: this.n, value: this.value, scriptHex: this.scriptHex, type: this.type, address: this.address }; }
 }
 
