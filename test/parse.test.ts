@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { blockFromVerboseJson, coinbaseTag, parseBlock, parseTransaction, ParseError, type VerboseBlockJson, type VerboseTxJson } from '../src/chain/parse.js';
 import { parseNodeValue } from '../src/domain/amount.js';
@@ -164,5 +166,37 @@ describe('parser edge cases', () => {
     // Each push is searched on its own: the 'c' ending a nonce push does not glue onto the next push's text.
     expect(coinbaseTag(Buffer.from('03685d2404d3989263' + '0c' + Buffer.from('/poolin.com/').toString('hex'), 'hex'))).toBe('/poolin.com/');
     expect(coinbaseTag(Buffer.from('0141' + '0f' + Buffer.from('abc').toString('hex') + '00' + Buffer.from('hello world').toString('hex'), 'hex'))).toBe('hello world');
+  });
+});
+
+describe('transaction parser round trip (property)', () => {
+  const compact = (n: number): Buffer => {
+    if (n < 0xfd) return Buffer.from([n]);
+    const b = Buffer.alloc(3);
+    b[0] = 0xfd;
+    b.writeUInt16LE(n, 1);
+    return b;
+  };
+  const u32 = (n: number) => { const b = Buffer.alloc(4); b.writeUInt32LE(n); return b; };
+  const u64 = (n: number) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(n)); return b; };
+  const sha256d = (b: Buffer) => createHash('sha256').update(createHash('sha256').update(b).digest()).digest().reverse().toString('hex');
+
+  const input = fc.record({ prev: fc.uint8Array({ minLength: 32, maxLength: 32 }), vout: fc.nat({ max: 0xfffffffe }), script: fc.uint8Array({ maxLength: 300 }), witness: fc.array(fc.uint8Array({ maxLength: 80 }), { maxLength: 3 }) });
+  const output = fc.record({ value: fc.nat({ max: 8_400_000_000_000_000 }), script: fc.uint8Array({ maxLength: 300 }) });
+  const tx = fc.record({ inputs: fc.array(input, { minLength: 1, maxLength: 4 }), outputs: fc.array(output, { minLength: 1, maxLength: 4 }), segwit: fc.boolean(), lockTime: fc.nat({ max: 0xffffffff }) });
+
+  it('parses any serialized transaction back to its inputs, outputs and txid (with or without witness)', () => {
+    fc.assert(fc.property(tx, (t) => {
+      const vin = Buffer.concat([compact(t.inputs.length), ...t.inputs.flatMap((i) => [Buffer.from(i.prev), u32(i.vout), compact(i.script.length), Buffer.from(i.script), u32(0xffffffff)])]);
+      const vout = Buffer.concat([compact(t.outputs.length), ...t.outputs.flatMap((o) => [u64(o.value), compact(o.script.length), Buffer.from(o.script)])]);
+      const witness = Buffer.concat(t.inputs.flatMap((i) => [compact(i.witness.length), ...i.witness.flatMap((w) => [compact(w.length), Buffer.from(w)])]));
+      const version = u32(2), lock = u32(t.lockTime);
+      const raw = t.segwit ? Buffer.concat([version, Buffer.from([0, 1]), vin, vout, witness, lock]) : Buffer.concat([version, vin, vout, lock]);
+      const parsed = parseTransaction(raw, regtest);
+      expect(parsed.txid).toBe(sha256d(Buffer.concat([version, vin, vout, lock])));
+      expect(parsed.inputs).toEqual(t.inputs.map((i) => ({ prevTxid: Buffer.from(i.prev).reverse().toString('hex'), prevVout: i.vout })));
+      expect(parsed.outputs.map((o) => [o.n, o.value, o.scriptHex])).toEqual(t.outputs.map((o, n) => [n, o.value, Buffer.from(o.script).toString('hex')]));
+      expect(parsed.isHogEx).toBe(false);
+    }), { numRuns: 300 });
   });
 });
