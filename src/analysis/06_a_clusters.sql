@@ -1,11 +1,20 @@
 -- Wallet clusters, step 1 of 3: the co-spend graph. Addresses spent together as
 -- inputs of one peg-in transaction share an owner (common-input heuristic).
--- Every address starts as its own label; 06_a_clusters_step.sql propagates the
--- smallest label until nothing changes; 06_a_clusters_final.sql writes a_clusters.
+-- Addresses and transactions get integer ids (aid in address order, so the
+-- smallest id is the smallest address); every address starts as its own label;
+-- 06_a_clusters_step.sql propagates the smallest label until nothing changes;
+-- 06_a_clusters_final.sql writes a_clusters.
+CREATE OR REPLACE TEMP TABLE w_cluster_addresses AS
+SELECT address, row_number() OVER (ORDER BY address) AS aid
+FROM (SELECT DISTINCT address FROM pegin_inputs WHERE address IS NOT NULL AND height <= {{as_of_height}});
+
 CREATE OR REPLACE TEMP TABLE w_cluster_edges AS
-SELECT DISTINCT i.pegin_txid, i.address
+SELECT DISTINCT t.tid, a.aid
 FROM pegin_inputs i
-WHERE i.address IS NOT NULL AND i.height <= {{as_of_height}};
+JOIN w_cluster_addresses a USING (address)
+JOIN (SELECT pegin_txid, row_number() OVER () AS tid
+      FROM (SELECT DISTINCT pegin_txid FROM pegin_inputs WHERE height <= {{as_of_height}})) t USING (pegin_txid)
+WHERE i.height <= {{as_of_height}};
 
 CREATE OR REPLACE TEMP TABLE w_cluster_labels AS
-SELECT DISTINCT address, address AS label FROM w_cluster_edges;
+SELECT aid, aid AS label FROM w_cluster_addresses;

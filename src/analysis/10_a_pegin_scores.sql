@@ -12,8 +12,11 @@ WITH sets AS (
 ), linked AS (
   SELECT pegin_txid AS txid, pegin_vout AS vout, max(confidence) AS max_link_confidence
   FROM a_links GROUP BY ALL
-), reused AS (
-  SELECT DISTINCT pegin_txid AS txid, pegin_vout AS vout FROM a_reuse
+), reused AS (  -- a funding address received a peg-out after this peg-in
+  SELECT DISTINCT f.txid, f.vout
+  FROM w_funded f
+  JOIN (SELECT address, max(height) AS last_pegout FROM w_pegouts GROUP BY address) o USING (address)
+  WHERE o.last_pegout > f.height
 ), attributed AS (
   SELECT i.pegin_txid AS txid, arg_max(a.entity, a.confidence) AS entity
   FROM pegin_inputs i JOIN a_attribution a ON a.address = i.address
