@@ -8,15 +8,13 @@
 -- The pair pipeline carries integer ids only (peg-in rank rk, peg-out row orid);
 -- txids and addresses are joined back for the reported rows at the end.
 CREATE OR REPLACE TEMP TABLE w_pegin_ranked AS
-SELECT txid, vout, height, amount, row_number() OVER (ORDER BY amount, height, txid, vout) AS rk
+SELECT txid, vout, height, amount, row_number() OVER (ORDER BY amount, height, txid, vout) AS rk,
+       count(*) OVER (PARTITION BY amount) AS exact_count
 FROM w_pegins;
 
 -- Number of peg-ins with an amount <= each distinct amount.
 CREATE OR REPLACE TEMP TABLE w_pegin_cum AS
 SELECT amount, max(rk) AS cum FROM w_pegin_ranked GROUP BY amount;
-
-CREATE OR REPLACE TEMP TABLE w_pegin_exact AS
-SELECT amount, count(*) AS exact_count FROM w_pegins GROUP BY amount;
 
 CREATE OR REPLACE TEMP TABLE w_pegout_ids AS
 SELECT txid, vout, address, height, amount, row_number() OVER (ORDER BY height, txid, vout) AS orid
@@ -31,13 +29,13 @@ ASOF LEFT JOIN w_pegin_cum lo ON o.lo_key >= lo.amount
 ASOF LEFT JOIN w_pegin_cum hi ON o.hi_key >= hi.amount;
 
 CREATE OR REPLACE TEMP TABLE w_pairs AS
-SELECT w.orid, p.rk,
+SELECT w.orid, p.rk, p.exact_count,
        w.height AS pegout_height, w.amount AS pegout_amount, p.height AS pegin_height, p.amount AS pegin_amount,
        p.amount - w.amount AS amount_diff, w.height - p.height AS block_gap,
        w.height - (SELECT first_height FROM w_horizon) + 1 AS horizon
 FROM (SELECT orid, height, amount, unnest(range(below + 1, below + window_all + 1)) AS rk
       FROM w_windows WHERE window_all BETWEEN 1 AND {{max_join}}) w
-JOIN (SELECT rk, height, amount FROM w_pegin_ranked) p ON p.rk = w.rk
+JOIN (SELECT rk, height, amount, exact_count FROM w_pegin_ranked) p ON p.rk = w.rk
 WHERE p.height < w.height;
 
 -- Density (per litoshi) of the fee-rate part of a peg-out kernel fee:
@@ -60,29 +58,27 @@ CREATE OR REPLACE TEMP MACRO w_gap_density(g, h) AS
 
 -- weight = prior × fee density × gap density / background density, the
 -- background being the window's peg-ins spread evenly over amount and time.
-CREATE OR REPLACE TEMP TABLE w_weighted AS
+CREATE OR REPLACE TEMP TABLE w_scored AS
 WITH counted AS (
   SELECT *, count(*) OVER (PARTITION BY orid) AS candidate_count
   FROM w_pairs
-)
-SELECT *,
-  {{prior}} * w_fee_density(amount_diff) * w_gap_density(block_gap, horizon)
-    * {{tol}} * horizon / candidate_count AS weight
-FROM counted;
-
-CREATE OR REPLACE TEMP TABLE w_scored AS
-WITH shares AS (
+), weighted AS (
+  SELECT *,
+    {{prior}} * w_fee_density(amount_diff) * w_gap_density(block_gap, horizon)
+      * {{tol}} * horizon / candidate_count AS weight
+  FROM counted
+), shares AS (
   SELECT *,
     count(*) OVER (PARTITION BY rk) - 1 AS competitor_count,
     sum(weight) OVER (PARTITION BY orid) AS pegout_total,
-    sum(weight) OVER (PARTITION BY rk) AS pegin_total,
-    weight / ((1 - {{prior}}) + pegout_total) AS pegout_share,
-    weight / ((1 - {{prior}}) + pegin_total) AS pegin_share
-  FROM w_weighted
+    sum(weight) OVER (PARTITION BY rk) AS pegin_total
+  FROM weighted
 )
-SELECT s.*, e.exact_count,
+SELECT *,
+  weight / ((1 - {{prior}}) + pegout_total) AS pegout_share,
+  weight / ((1 - {{prior}}) + pegin_total) AS pegin_share,
   weight / ((1 - {{prior}}) + pegout_total + pegin_total - weight) AS confidence
-FROM shares s JOIN w_pegin_exact e ON e.amount = s.pegin_amount;
+FROM shares;
 
 CREATE OR REPLACE TEMP TABLE a_links AS
 WITH reportable AS (
