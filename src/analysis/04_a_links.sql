@@ -17,7 +17,7 @@ CREATE OR REPLACE TEMP TABLE w_pegin_cum AS
 SELECT amount, max(rk) AS cum FROM w_pegin_ranked GROUP BY amount;
 
 CREATE OR REPLACE TEMP TABLE w_pegout_ids AS
-SELECT txid, vout, address, height, amount, row_number() OVER (ORDER BY height, txid, vout) AS orid
+SELECT txid, vout, address, height, amount, row_number() OVER () AS orid  -- an id only; order is irrelevant
 FROM w_pegouts;
 
 CREATE OR REPLACE TEMP TABLE w_windows AS
