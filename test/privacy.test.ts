@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildAmountTable, countInRange, privacyOf, roundingBucket, scoreOfSet } from '../src/domain/privacy.js';
 import { gzipSync } from 'node:zlib';
+import fc from 'fast-check';
 
 const COIN = 100_000_000;
 
@@ -59,5 +60,24 @@ describe('privacyOf', () => {
     const big = buildAmountTable({ pegin: rows, pegout: rows });
     expect(gzipSync(JSON.stringify(big)).length).toBeLessThan(1_000_000);
     expect(countInRange(big.pegin, 0, Number.MAX_SAFE_INTEGER)).toBe(60_000);
+  });
+});
+
+describe('privacy properties', () => {
+  it('window counts equal a brute-force count, and every amount lies in its rounding bucket', () => {
+    fc.assert(fc.property(
+      fc.array(fc.tuple(fc.integer({ min: 1, max: 2e10 }), fc.integer({ min: 1, max: 5 })), { maxLength: 60 }),
+      fc.integer({ min: 1, max: 2e10 }),
+      (rows, amount) => {
+        const table = buildAmountTable({ pegin: rows, pegout: [] });
+        const brute = (low: number, high: number) => rows.filter(([a]) => a >= low && a <= high).reduce((s, [, c]) => s + c, 0);
+        const p = privacyOf(table, amount, 'pegin');
+        expect(p.window_set).toBe(brute(Math.max(1, amount - table.tolerance), amount + table.tolerance));
+        expect(p.exact_set).toBe(brute(amount, amount));
+        const bucket = roundingBucket(amount);
+        expect(amount).toBeGreaterThanOrEqual(bucket.low);
+        expect(amount).toBeLessThan(bucket.high);
+        expect(String(bucket.rounded).replace(/0+$/, '').length).toBeLessThanOrEqual(2);
+      }));
   });
 });
