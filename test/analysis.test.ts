@@ -150,6 +150,22 @@ describe('reuse, clusters and attribution', () => {
     expect(score!.risk_score).toBeGreaterThanOrEqual(70);
     const stats = await d.one<{ value: string }>("SELECT value FROM a_stats WHERE key = 'high_risk_pegouts'");
     expect(stats?.value).toBe('1');
+    expect(await d.all('SELECT from_entity, from_category, to_entity, to_category, links, expected_links, amount FROM a_entity_flows')).toEqual([
+      { from_entity: 'Bad Actor', from_category: 'sanctioned', to_entity: 'unattributed', to_category: null, links: 1n, expected_links: link!.confidence, amount: 300_000_000n - 6_410n },
+    ]);
+  });
+
+  it('recommends the common amounts and never a wait below 1.75 days', async () => {
+    const d = await fresh();
+    await scenario(d);
+    await d.exec(`INSERT INTO pegins VALUES ('r1', 0, 130, 0, ${COIN}, 'k', 1, 'Q1'), ('r2', 0, 131, 0, ${COIN}, 'k', 1, 'Q2')`);
+    await analyze(d);
+    const doc = JSON.parse((await d.one<{ doc: string }>('SELECT doc FROM a_recommendations'))!.doc);
+    expect(doc.best_pegin_amounts).toEqual([{ amount: 1, anonymity_set: 2 }]);
+    expect(doc.best_pegout_amounts).toEqual([]);
+    expect(doc.recommended_wait_blocks).toBe(1008);
+    expect(doc.recommended_wait_hours).toBe(42);
+    expect(doc.notes.length).toBeGreaterThan(2);
   });
 
   it('labels coinbase payout addresses as mining pools by their tag', async () => {
