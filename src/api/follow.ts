@@ -45,8 +45,9 @@ export function followAt(doc: FollowDocument, depth: number): FollowDocument {
 
 /**
  * Files that answer follow for q at `depth`, best first, relative to the
- * release root. data/follow/<q>.json exists only for chains longer than the
- * default depth; otherwise api/follow/<q>.json already holds the whole chain.
+ * release root. api/follow/<q>.json holds the first DEFAULT_DEPTH hops of
+ * every address; data/follow/<q>.json the whole chain of addresses with at
+ * least one hop. Cut the first that exists with followAt.
  */
 export function followFiles(q: string, depth: number): string[] {
   const api = `api/follow/${q}.json`;
