@@ -206,10 +206,13 @@ export class SimChain {
   onRetain: ((txid: string, raw: Uint8Array, until: number) => void) | null = null;
 
   private retain(tx: SerializedTx, until: number): void {
+    if (this.onRetain) {
+      // The worker's source keeps them on its side: no second copy here.
+      this.onRetain(tx.txid, copy(tx.raw), until);
+      return;
+    }
     const prev = this.retained.get(tx.txid);
-    const entry = { raw: prev?.raw ?? copy(tx.raw), until: Math.max(prev?.until ?? 0, until) };
-    this.retained.set(tx.txid, entry);
-    this.onRetain?.(tx.txid, entry.raw, entry.until);
+    this.retained.set(tx.txid, { raw: prev?.raw ?? copy(tx.raw), until: Math.max(prev?.until ?? 0, until) });
   }
 
   get inFlight(): { wallets: number; events: number; retainedTxs: number } {

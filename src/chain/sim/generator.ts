@@ -99,7 +99,10 @@ export function workerGenerator(config: GeneratorConfig, onBlock: BlockSink, tip
   };
   worker.on('message', (m: FromWorker) => {
     if (m.type === 'chunk') {
-      for (const tx of m.txs) retained.set(tx.txid, { raw: tx.raw, until: tx.until });
+      for (const tx of m.txs) {
+        const prev = retained.get(tx.txid);
+        retained.set(tx.txid, { raw: tx.raw, until: Math.max(prev?.until ?? 0, tx.until) });
+      }
       for (const block of m.blocks) {
         height = block.height;
         onBlock(block);
