@@ -24,7 +24,7 @@ const arg = (name: string, fallback: number): number => {
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 };
 const BLOCKS = arg('blocks', 2000);
-const RUNS = arg('runs', 3);
+const RUNS = arg('runs', 5);
 /** Canonical payments: one transaction with this many outputs every PAY_EVERY blocks (0: none). */
 const OUTPUTS = arg('outputs', 100);
 const PAY_EVERY = 4;
@@ -71,6 +71,8 @@ try {
     await node.walletRpc('payer', 'sendmany', '', outputs);
   };
   const destination = await node.walletRpc<string>('miner', 'getnewaddress', '', 'bech32');
+  // Coinbases go to an address no wallet tracks: a miner wallet growing by 2,000 coinbases slows every call.
+  const coinbaseAddress = randomAddress(2);
   let pegs = 0;
   const setupStart = Date.now();
   const progress = consoleProgress();
@@ -81,7 +83,7 @@ try {
     pegs++;
     for (let mined = 0; mined < step; mined += PAY_EVERY) {
       await pay();
-      await node.mine(PAY_EVERY);
+      await node.mine(PAY_EVERY, coinbaseAddress);
     }
     progress.update(pegs);
   }
@@ -116,14 +118,17 @@ try {
     verbose.push(await timed(fetchVerbose));
   }
   const n = heights.length;
-  const [a, b, s] = [median(raw), median(verbose), median(scans)];
   const rate = (t: number) => `${Math.round(n / t).toLocaleString('en')} blocks/s`;
-  console.log(`bench:scan — ${n} regtest blocks with MWEB activity (${pegs} peg-ins, ${pegs} peg-outs, a ${OUTPUTS}-output payment every ${PAY_EVERY} blocks), median of ${RUNS} runs`);
-  console.log(`  (a) raw fetch (getblockhash + getblock 0)   ${a.toFixed(3)} s  ${rate(a)}`);
-  console.log(`  (b) verbose fetch (getblock 2)              ${b.toFixed(3)} s  ${rate(b)}`);
-  console.log(`  scan (fetch + parse + inputs + DuckDB)      ${s.toFixed(3)} s  ${rate(s)}`);
-  console.log(`  scan / raw fetch     = ${(s / a).toFixed(2)}×   (target ≤ 1.30×)`);
-  console.log(`  verbose fetch / scan = ${(b / s).toFixed(2)}×   (scan is this much faster than verbosity 2)`);
+  const row = (label: string, times: number[]) =>
+    `  ${label.padEnd(40)} median ${median(times).toFixed(3)} s  ${rate(median(times)).padStart(14)}   best ${Math.min(...times).toFixed(3)} s  (runs: ${times.map((t) => t.toFixed(2)).join(' ')})`;
+  console.log(`bench:scan — ${n} regtest blocks with MWEB activity (${pegs} peg-ins, ${pegs} peg-outs, a ${OUTPUTS}-output payment every ${PAY_EVERY} blocks), ${RUNS} interleaved runs`);
+  console.log(row('(a) raw fetch (getblockhash + getblock 0)', raw));
+  console.log(row('(b) verbose fetch (getblock 2)', verbose));
+  console.log(row('scan (fetch + parse + inputs + DuckDB)', scans));
+  // The machine is shared: medians and best runs are both printed; the best run is the least disturbed.
+  const ratio = (x: number[], y: number[]) => `${(median(x) / median(y)).toFixed(2)}× (best runs ${(Math.min(...x) / Math.min(...y)).toFixed(2)}×)`;
+  console.log(`  scan / raw fetch     = ${ratio(scans, raw)}   target ≤ 1.30×`);
+  console.log(`  verbose fetch / scan = ${ratio(verbose, scans)}   above 1: the scan is faster than fetching at verbosity 2`);
   await source.close();
 } finally {
   await node.stop();

@@ -12,8 +12,17 @@ import type { ChainInfo, ChainSource } from './types.js';
 
 const RPC_IN_WARMUP = -28;
 const RPC_INVALID_ADDRESS_OR_KEY = -5;
-/** Raw blocks can be megabytes of hex each: fewer of them per request than hashes or transactions. */
-const MAX_BLOCKS_PER_REQUEST = 10;
+/**
+ * Raw blocks per request are sized from the blocks seen so far: about this many
+ * bytes per answer. Small blocks then share a request (each HTTP answer costs
+ * a fixed delay on Litecoin Core's server; measured on regtest: 200 small blocks
+ * took 224 ms at 10 per request, 124 ms at 50), and megabyte blocks do not pile
+ * up into one huge JSON string.
+ */
+const RAW_BYTES_PER_REQUEST = 4 * 1024 * 1024;
+const FIRST_BLOCKS_PER_REQUEST = 10;
+/** Verbose answers are several times larger than raw ones: 10 blocks per request was fastest. */
+const VERBOSE_BLOCKS_PER_REQUEST = 10;
 
 export interface RpcOptions {
   /** Attempts after the first for transient failures (default 5: about 8 s of backoff). */
@@ -184,6 +193,12 @@ export interface RpcSource extends ChainSource {
 export function createRpcSource(config: RpcConfig, network: NetworkParams, opts: RpcOptions = {}): RpcSource {
   const client = new RpcClient(config, opts);
   let txindexChecked = false;
+  let blocksSeen = 0, bytesSeen = 0;
+  const blocksPerRequest = (): number => {
+    if (blocksSeen === 0) return Math.min(config.batchSize, FIRST_BLOCKS_PER_REQUEST);
+    const fit = Math.floor(RAW_BYTES_PER_REQUEST / (bytesSeen / blocksSeen));
+    return Math.max(1, Math.min(config.batchSize, fit));
+  };
 
   const checkTxindex = async (): Promise<void> => {
     if (txindexChecked) return;
@@ -216,16 +231,18 @@ export function createRpcSource(config: RpcConfig, network: NetworkParams, opts:
     },
     blockHashes: (heights) => client.batch<string>(heights.map((h) => ({ method: 'getblockhash', params: [h] }))),
     async rawBlocks(hashes) {
-      const hex = await client.batch<string>(hashes.map((hash) => ({ method: 'getblock', params: [hash, 0] })),
-        Math.min(config.batchSize, MAX_BLOCKS_PER_REQUEST));
-      return hex.map((h) => Buffer.from(h, 'hex'));
+      const hex = await client.batch<string>(hashes.map((hash) => ({ method: 'getblock', params: [hash, 0] })), blocksPerRequest());
+      const blocks = hex.map((h) => Buffer.from(h, 'hex'));
+      blocksSeen += blocks.length;
+      for (const block of blocks) bytesSeen += block.length;
+      return blocks;
     },
     async rawTransactions(txids) {
       const hex = await client.batch<string>(txids.map((txid) => ({ method: 'getrawtransaction', params: [txid, false] })));
       return hex.map((h) => Buffer.from(h, 'hex'));
     },
     verboseBlocks: (hashes) => client.batch<VerboseBlockJson>(hashes.map((hash) => ({ method: 'getblock', params: [hash, 2] })),
-      Math.min(config.batchSize, MAX_BLOCKS_PER_REQUEST)),
+      Math.min(config.batchSize, VERBOSE_BLOCKS_PER_REQUEST)),
     async close() {},
   };
 }

@@ -36,14 +36,15 @@ export interface ScanResult {
 }
 
 /**
- * Default batches hold about this many bytes of raw blocks: ~20 full mainnet
- * blocks, or 1,000 small ones, so per-transaction costs (commit, appender
- * setup) stay small next to fetching without holding too much in memory.
+ * Default batches hold about this many bytes of raw blocks (~20 full mainnet
+ * blocks) and at most MAX_BATCH_BLOCKS small ones: per-transaction costs
+ * (commit, appender setup) stay small next to fetching, and the last batch,
+ * which nothing overlaps, stays short.
  */
 const BATCH_BYTES = 32 * 1024 * 1024;
 const FIRST_BATCH_BLOCKS = 100;
 const MIN_BATCH_BLOCKS = 10;
-const MAX_BATCH_BLOCKS = 1000;
+const MAX_BATCH_BLOCKS = 250;
 /** Batches fetched and parsed ahead while one is being stored. */
 const PREFETCH_BATCHES = 3;
 /** Previous transactions of peg-in inputs kept across batches. */
@@ -64,7 +65,14 @@ interface FetchedBlock {
   txs: RawTx[];
 }
 
-interface Batch { from: number; to: number; blocks: FetchedBlock[]; bytes: number }
+interface Batch {
+  from: number;
+  to: number;
+  blocks: FetchedBlock[];
+  bytes: number;
+  /** Previous outputs of the batch's peg-in inputs, resolved while earlier batches are stored. */
+  inputs: PeginInput[];
+}
 
 export async function scanChain(db: Db, source: ChainSource, opts: ScanOptions = {}): Promise<ScanResult> {
   const log = opts.log ?? (() => undefined);
@@ -111,7 +119,7 @@ export async function scanChain(db: Db, source: ChainSource, opts: ScanOptions =
     const fill = (): void => {
       while (queue.length < PREFETCH_BATCHES && next <= tip) {
         const to = Math.min(tip, next + sizer.next() - 1);
-        const pending = fetchBatch(source, next, to).then((batch) => { sizer.observe(batch); return batch; });
+        const pending = fetchBatch(source, next, to, cache).then((batch) => { sizer.observe(batch); return batch; });
         pending.catch(() => undefined); // awaited in order below; dropped batches must not crash the process
         queue.push(pending);
         next = to + 1;
@@ -123,8 +131,7 @@ export async function scanChain(db: Db, source: ChainSource, opts: ScanOptions =
       fill();
       try {
         checkLinks(batch, lastHash);
-        const inputs = await resolveInputs(batch, source, cache);
-        await storeBatch(db, batch, inputs);
+        await storeBatch(db, batch);
       } catch (err) {
         if (!(err instanceof ChainMovedError)) throw err;
         queue.length = 0;
@@ -247,7 +254,7 @@ async function findFork(db: Db, source: ChainSource, cursor: number, activation:
   return activation - 1;
 }
 
-async function fetchBatch(source: ChainSource, from: number, to: number): Promise<Batch> {
+async function fetchBatch(source: ChainSource, from: number, to: number, cache: TxCache): Promise<Batch> {
   const heights = Array.from({ length: to - from + 1 }, (_, i) => from + i);
   const hashes = await source.blockHashes(heights);
   const raws = await source.rawBlocks(hashes);
@@ -267,7 +274,8 @@ async function fetchBatch(source: ChainSource, from: number, to: number): Promis
       blocks.push({ height, block: blockFromVerboseJson(json!, source.network), txs: [] });
     }
   }
-  return { from, to, blocks, bytes: raws.reduce((total, raw) => total + raw.length, 0) };
+  const inputs = await resolveInputs(blocks, source, cache);
+  return { from, to, blocks, inputs, bytes: raws.reduce((total, raw) => total + raw.length, 0) };
 }
 
 /** Each block must extend the one before it; otherwise the chain moved since the hashes were read. */
@@ -280,13 +288,13 @@ function checkLinks(batch: Batch, lastHash: string | null): void {
 }
 
 /** Previous outputs of every peg-in transaction's inputs: from this batch, the cache, or the node. */
-async function resolveInputs(batch: Batch, source: ChainSource, cache: TxCache): Promise<PeginInput[]> {
+async function resolveInputs(blocks: FetchedBlock[], source: ChainSource, cache: TxCache): Promise<PeginInput[]> {
   const inBatch = new Map<string, RawTx>();
-  for (const { txs } of batch.blocks) for (const tx of txs) inBatch.set(tx.txid, tx);
+  for (const { txs } of blocks) for (const tx of txs) inBatch.set(tx.txid, tx);
   const lookup = (txid: string): readonly TxOutput[] | undefined => inBatch.get(txid)?.outputs ?? cache.get(txid);
 
   const peginTxs = new Map<string, ParsedBlock['pegins'][number]>();
-  for (const { block } of batch.blocks) for (const pegin of block.pegins) if (!peginTxs.has(pegin.txid)) peginTxs.set(pegin.txid, pegin);
+  for (const { block } of blocks) for (const pegin of block.pegins) if (!peginTxs.has(pegin.txid)) peginTxs.set(pegin.txid, pegin);
 
   const missing = new Set<string>();
   for (const pegin of peginTxs.values()) {
@@ -346,7 +354,7 @@ const PEGOUT_COLUMNS: Kind[] = ['varchar', 'int', 'int', 'bigint', 'bigint', 'va
 const sum = (values: Litoshi[]): Litoshi => values.reduce((a, b) => a + b, 0);
 
 /** One transaction: the batch's rows, the peg-in sources, the cursor. */
-async function storeBatch(db: Db, batch: Batch, inputs: PeginInput[]): Promise<void> {
+async function storeBatch(db: Db, batch: Batch): Promise<void> {
   const heightOf = new Map<string, number>();
   const blockRows: Cell[][] = [], peginRows: Cell[][] = [], pegoutRows: Cell[][] = [];
   const inputCount = new Map<string, number>();
@@ -361,7 +369,7 @@ async function storeBatch(db: Db, batch: Batch, inputs: PeginInput[]): Promise<v
     }
     for (const p of b.pegouts) pegoutRows.push([p.txid, p.vout, height, b.time, p.amount, p.address, p.scriptHex]);
   }
-  const inputRows: Cell[][] = inputs.map((i) => [i.peginTxid, i.n, heightOf.get(i.peginTxid)!, i.prevTxid, i.prevVout, i.address, i.value]);
+  const inputRows: Cell[][] = batch.inputs.map((i) => [i.peginTxid, i.n, heightOf.get(i.peginTxid)!, i.prevTxid, i.prevVout, i.address, i.value]);
 
   await db.transaction(async () => {
     await append(db, 'blocks', BLOCK_COLUMNS, blockRows);
