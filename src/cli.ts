@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
-import { resolveConfig, UsageError, type CommonOptions, type ResolvedConfig } from './config.js';
+import { parseDuration, resolveConfig, UsageError, type CommonOptions, type ResolvedConfig } from './config.js';
 import { runJob, runJobEvery, type JobOptions } from './job.js';
 import { openSource, type SourceOptions } from './sources.js';
 import { consoleProgress } from './progress.js';
@@ -111,11 +111,15 @@ export function buildProgram(): Command {
     .option('--keys <file>', 'API keys file with per-key limits (sent as X-API-Key)')
     .option('--trust-proxy', 'take the client IP from X-Forwarded-For (only behind your own proxy)')
     .option('--config <file>', 'serve several networks from one config file (docs/deploy.md)')
-    .action(async (flags: CommonOptions & { port: number; host: string; rateLimit: number; keys?: string; trustProxy?: boolean; config?: string }) => {
+    .option('--stale-after <duration>', 'health.ok turns false when the analysis is older than this', '1h')
+    .option('--cache <duration>', 'how long caches may keep a response; match the job\'s --every', '5m')
+    .action(async (flags: CommonOptions & { port: number; host: string; rateLimit: number; keys?: string; trustProxy?: boolean; config?: string; staleAfter: string; cache: string }) => {
       const sites = flags.config
         ? loadConfigFile(flags.config).map((site) => ({ network: site.config.network.name, outDir: site.config.outDir, hostnames: site.hostnames }))
         : [{ network: resolveConfig(flags).network.name, outDir: resolveConfig(flags).outDir }];
-      const server = await startServer({ sites, host: flags.host, port: flags.port, rateLimit: flags.rateLimit, keysFile: flags.keys, trustProxy: flags.trustProxy, log });
+      const server = await startServer({ sites, host: flags.host, port: flags.port, rateLimit: flags.rateLimit, keysFile: flags.keys, trustProxy: flags.trustProxy,
+        staleAfterSeconds: parseDuration(flags.staleAfter) / 1000, cacheSeconds: parseDuration(flags.cache) / 1000, log,
+      });
       log(`serving ${sites.map((s) => `${s.network} from ${s.outDir}`).join(', ')} at ${server.url}/api`);
       const stop = () => { void server.close().then(() => process.exit(0)); };
       process.once('SIGTERM', stop);

@@ -24,12 +24,12 @@ export type Reply =
 export type CachePolicy = 'analysis' | 'none';
 
 
-export function answer(site: Site, release: Release, request: ValidRequest, now: number): Reply {
+export function answer(site: Site, release: Release, request: ValidRequest, now: number, staleAfterSeconds?: number): Reply {
   const { endpoint, values } = request;
   const format = values.format === 'csv' ? 'csv' : 'json';
   switch (endpoint) {
     case 'health':
-      return { kind: 'json', body: healthAt(release.health, now / 1000), cache: 'none' };
+      return { kind: 'json', body: healthAt(release.health, now / 1000, staleAfterSeconds), cache: 'none' };
     case 'stats':
     case 'recommendations':
       return requiredFile(site, release, `api/${endpoint}.json`, 'json');

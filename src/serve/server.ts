@@ -25,6 +25,8 @@ export interface ServeOptions {
   trustProxy?: boolean;
   /** Seconds a response stays fresh in caches; match the job's `--every` (default 300). */
   cacheSeconds?: number;
+  /** health.ok turns false when the analysis is older than this (default 3600). */
+  staleAfterSeconds?: number;
   log?: (line: string) => void;
 }
 
@@ -241,7 +243,7 @@ class Router {
         ? { kind: 'file', file, format: 'json', cache: 'analysis' }
         : { kind: 'error', status: 503, message: `the published release lacks ${r.rel}; re-run \`pegscope export\`` };
     } else if (validated?.ok) {
-      reply = answer(site, release, validated.request, Date.now());
+      reply = answer(site, release, validated.request, Date.now(), this.opts.staleAfterSeconds);
     } else {
       return this.error(req, res, 404, 'no such path');
     }
