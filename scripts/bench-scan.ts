@@ -5,7 +5,7 @@
  * Targets: scan ≤ 1.3 × (a) in time, and clearly faster than (b).
  * The chain carries canonical payments too (a 100-output transaction every 4
  * blocks, to addresses of every common type) so blocks are not just coinbase + HogEx.
- * Usage: npm run bench:scan [-- --blocks 2000 --runs 3 --outputs 100]
+ * Usage: npm run bench:scan [-- --blocks 2000 --runs 5 --outputs 100 --concurrency 8]
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,6 +27,8 @@ const BLOCKS = arg('blocks', 2000);
 const RUNS = arg('runs', 5);
 /** Canonical payments: one transaction with this many outputs every PAY_EVERY blocks (0: none). */
 const OUTPUTS = arg('outputs', 100);
+/** RPC requests in flight, as PEGSCOPE_RPC_CONCURRENCY (the product default, 8). */
+const CONCURRENCY = arg('concurrency', 8);
 const PAY_EVERY = 4;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -94,7 +96,7 @@ try {
   const txs = (await node.rpc<{ txcount: number }>('getchaintxstats')).txcount;
   log(`chain ready: blocks ${activation}..${tip} (${heights.length}), ${pegs} peg-ins and ${pegs} peg-outs from the scripted wallets, ${txs} transactions in the whole chain`);
 
-  const config = { url: node.rpcUrl, user: node.user, password: node.password, timeoutMs: 60_000, batchSize: 50, concurrency: 4 };
+  const config = { url: node.rpcUrl, user: node.user, password: node.password, timeoutMs: 60_000, batchSize: 50, concurrency: CONCURRENCY };
   const source = createRpcSource(config, NETWORKS.regtest);
 
   const fetchRaw = async () => { await source.rawBlocks(await source.blockHashes(heights)); };
@@ -121,7 +123,7 @@ try {
   const rate = (t: number) => `${Math.round(n / t).toLocaleString('en')} blocks/s`;
   const row = (label: string, times: number[]) =>
     `  ${label.padEnd(40)} median ${median(times).toFixed(3)} s  ${rate(median(times)).padStart(14)}   best ${Math.min(...times).toFixed(3)} s  (runs: ${times.map((t) => t.toFixed(2)).join(' ')})`;
-  console.log(`bench:scan — ${n} regtest blocks with MWEB activity (${pegs} peg-ins, ${pegs} peg-outs, a ${OUTPUTS}-output payment every ${PAY_EVERY} blocks), ${RUNS} interleaved runs`);
+  console.log(`bench:scan — ${n} regtest blocks with MWEB activity (${pegs} peg-ins, ${pegs} peg-outs, a ${OUTPUTS}-output payment every ${PAY_EVERY} blocks), ${RUNS} interleaved runs, ${CONCURRENCY} RPC requests in flight`);
   console.log(row('(a) raw fetch (getblockhash + getblock 0)', raw));
   console.log(row('(b) verbose fetch (getblock 2)', verbose));
   console.log(row('scan (fetch + parse + inputs + DuckDB)', scans));

@@ -65,7 +65,7 @@ export function resolveConfig(opts: CommonOptions): ResolvedConfig {
           cookieFile: cookie,
           timeoutMs: Number(env('PEGSCOPE_RPC_TIMEOUT_MS') ?? 30_000),
           batchSize: Number(env('PEGSCOPE_RPC_BATCH') ?? 50),
-          concurrency: Number(env('PEGSCOPE_RPC_CONCURRENCY') ?? 4),
+          concurrency: Number(env('PEGSCOPE_RPC_CONCURRENCY') ?? 8),
         }
       : null,
   };
