@@ -57,23 +57,35 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
   }
 }
 
-/** Repeats the job; a failed run is logged and retried at the next tick. Stops on SIGINT/SIGTERM. */
-export async function runJobEvery(config: ResolvedConfig, opts: JobOptions, every: string): Promise<void> {
+/**
+ * Repeats the job; a failed run is logged and retried at the next tick.
+ * Stops on SIGINT/SIGTERM, or when `stop` is aborted, after the run under way.
+ */
+export async function runJobEvery(config: ResolvedConfig, opts: JobOptions, every: string, stop?: AbortSignal): Promise<void> {
   const intervalMs = parseDuration(every);
-  let stopping = false;
-  let wake: (() => void) | undefined;
-  const stop = () => { stopping = true; wake?.(); };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  while (!stopping) {
-    const started = Date.now();
-    try {
-      await runJob(config, opts);
-    } catch (err) {
-      opts.log(`job failed: ${(err as Error).message}; the last good release stays published; retrying in ${every}`);
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  stop?.addEventListener('abort', abort);
+  process.once('SIGINT', abort);
+  process.once('SIGTERM', abort);
+  try {
+    while (!controller.signal.aborted) {
+      const started = Date.now();
+      try {
+        await runJob(config, opts);
+      } catch (err) {
+        opts.log(`job failed: ${(err as Error).message}; the last good release stays published; retrying in ${every}`);
+      }
+      const wait = Math.max(0, intervalMs - (Date.now() - started));
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, wait);
+        controller.signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
+      });
     }
-    const wait = Math.max(0, intervalMs - (Date.now() - started));
-    await new Promise<void>((resolve) => { wake = resolve; setTimeout(resolve, wait).unref(); });
+  } finally {
+    process.off('SIGINT', abort);
+    process.off('SIGTERM', abort);
+    stop?.removeEventListener('abort', abort);
   }
   opts.log('job: stopped');
 }
