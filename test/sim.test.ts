@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBlock, parseTransaction, type RawBlock } from '../src/chain/parse.js';
 import { createSimSource, readSimTruth, SIM_LABELS_FILE, SIM_MWEB_ACTIVATION_HEIGHT, type SimTruth } from '../src/chain/sim/index.js';
-import { sha256d } from '../src/chain/sim/sha256.js';
+import { sha256d } from '../src/chain/sha256.js';
 import { NETWORKS } from '../src/domain/network.js';
 import { Db } from '../src/store/db.js';
 import { scanChain } from '../src/store/scan.js';

@@ -7,10 +7,11 @@
  *   mweb_tx is an optional pointer: 0x00 (none: the HogEx) or 0x01 | mw::Transaction.
  * Txids hash only version | vin | vout | locktime, so MWEB data never changes a txid.
  */
-import { hash as oneShotHash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { parseNodeValue, type Litoshi } from '../domain/amount.js';
 import { decodeScript, type DecodedScript } from '../domain/address.js';
 import type { NetworkParams } from '../domain/network.js';
+import { sha256dInto, sha256Into } from './sha256.js';
 import type { ParsedBlock, ParsedTx, Pegin, Pegout, TxInput, TxOutput } from './types.js';
 
 export class ParseError extends Error {}
@@ -77,12 +78,27 @@ class Reader {
   bytesVector(): Uint8Array { return this.take(this.compactSize()); }
 }
 
-/** Double SHA-256 with the one-shot hash (several times cheaper than createHash for small inputs). */
-const sha256d = (data: Uint8Array): Buffer => oneShotHash('sha256', oneShotHash('sha256', data, 'buffer'), 'buffer');
+/** Up to this preimage size the JS SHA-256 beats node:crypto's per-call overhead (measured crossover ≈ 180 bytes). */
+const JS_HASH_MAX = 160;
+const DIGEST = Buffer.alloc(32);
+const REVERSED = Buffer.alloc(32);
 
-/** Hashes are shown byte-reversed (Bitcoin's display order). */
-function reversedHex(bytes: Uint8Array): string {
-  return Buffer.from(bytes).reverse().toString('hex');
+/** Double SHA-256 of the concatenated parts, shown as Bitcoin shows hashes (byte-reversed hex). */
+function hashId(parts: readonly Uint8Array[], length: number): string {
+  if (length <= JS_HASH_MAX) {
+    sha256dInto(parts, DIGEST);
+  } else {
+    const inner = createHash('sha256');
+    for (const part of parts) inner.update(part);
+    sha256Into([inner.digest()], DIGEST);
+  }
+  return reversedHex(DIGEST);
+}
+
+/** A 32-byte hash in display order (byte-reversed hex), through one reused buffer. */
+function reversedHex(hash: Uint8Array): string {
+  for (let i = 0; i < 32; i++) REVERSED[i] = hash[31 - i]!;
+  return REVERSED.toString('hex');
 }
 
 const hexOf = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
@@ -90,7 +106,7 @@ const hexOf = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byt
 /** An output whose type and address are decoded on first use: most outputs of a block are never looked at. */
 class RawOutput implements TxOutput {
   private decoded: DecodedScript | undefined;
-  constructor(readonly n: number, readonly value: Litoshi, private readonly script: Uint8Array, private readonly network: NetworkParams) {}
+  constructor(readonly n: number, readonly value: Litoshi, readonly script: Uint8Array, readonly network: NetworkParams) {}
   private get decodedScript(): DecodedScript { return (this.decoded ??= decodeScript(this.script, this.network)); }
   get scriptHex(): string { return hexOf(this.script); }
   get type(): string { return this.decodedScript.type; }
@@ -109,24 +125,51 @@ export interface RawTx extends ParsedTx {
   peginVouts: number[];
 }
 
+/** Where a transaction's parts lie in its block (or raw transaction) bytes. */
+interface TxLayout {
+  start: number;
+  /** Inputs start here (after the marker and flags of an extended serialization). */
+  inputsAt: number;
+  outputsAt: number;
+  /** End of the outputs: witness and MWEB data follow in an extended serialization. */
+  outputsEnd: number;
+  end: number;
+  extended: boolean;
+}
+
 /**
- * A transaction whose inputs and outputs are decoded on first access: a block's
- * walk only finds boundaries, txids and peg-in outputs, and most transactions
- * are never looked at again.
+ * A transaction whose txid, inputs and outputs are computed on first access: a
+ * block's walk only finds boundaries and peg-in outputs, and most transactions
+ * are never looked at again (the scan hashes only peg-ins, HogEx and the
+ * transactions a peg-in spends).
  */
 class LazyTx implements RawTx {
+  private txidCache: string | undefined;
   private inputsCache: TxInput[] | undefined;
   private outputsCache: RawOutput[] | undefined;
+  private readonly inputsAt: number;
+  private readonly outputsAt: number;
   constructor(
-    readonly txid: string,
     readonly isHogEx: boolean,
     readonly mweb: MwebBody | null,
     readonly peginVouts: number[],
     private readonly bytes: Uint8Array,
-    private readonly inputsAt: number,
-    private readonly outputsAt: number,
+    private readonly layout: TxLayout,
     private readonly network: NetworkParams,
-  ) {}
+  ) {
+    this.inputsAt = layout.inputsAt;
+    this.outputsAt = layout.outputsAt;
+  }
+
+  /** Txids hash version | vin | vout | locktime: marker, flags, witness and MWEB data are left out. */
+  get txid(): string {
+    if (this.txidCache !== undefined) return this.txidCache;
+    const { start, inputsAt, outputsEnd, end, extended } = this.layout;
+    const b = this.bytes;
+    return (this.txidCache = extended
+      ? hashId([b.subarray(start, start + 4), b.subarray(inputsAt, outputsEnd), b.subarray(end - 4, end)], 8 + outputsEnd - inputsAt)
+      : hashId([b.subarray(start, end)], end - start));
+  }
 
   get inputs(): TxInput[] {
     if (this.inputsCache) return this.inputsCache;
@@ -222,12 +265,8 @@ function readTx(r: Reader, network: NetworkParams): RawTx {
     // Its id is a BLAKE3 hash of the MWEB body; such transactions never appear in a block's transaction vector.
     throw new ParseError('MWEB-only transaction (no canonical inputs or outputs): pegscope reads only canonical transactions');
   }
-  // Without a marker the transaction is its own txid preimage; otherwise strip marker, flags, witness and MWEB data.
-  const preimage = flags === 0
-    ? r.bytes.subarray(start, r.pos)
-    : Buffer.concat([r.bytes.subarray(start, start + 4), r.bytes.subarray(bodyStart, bodyEnd), r.bytes.subarray(r.pos - 4, r.pos)]);
-  const txid = reversedHex(sha256d(preimage));
-  return new LazyTx(txid, isHogEx, mweb, peginVouts, r.bytes, bodyStart, outputsAt, network);
+  const layout: TxLayout = { start, inputsAt: bodyStart, outputsAt, outputsEnd: bodyEnd, end: r.pos, extended: flags !== 0 };
+  return new LazyTx(isHogEx, mweb, peginVouts, r.bytes, layout, network);
 }
 
 /** A kernel's public peg data (the amounts are in clear in the serialized kernel). */
@@ -262,13 +301,23 @@ const KERNEL_FEE = 0x01, KERNEL_PEGIN = 0x02, KERNEL_PEGOUT = 0x04, KERNEL_HEIGH
   KERNEL_STEALTH = 0x10, KERNEL_EXTRA_DATA = 0x20;
 const RANGE_PROOF_SIZE = 675;
 
+/** The roots and offsets are kept as bytes and shown as hex on access: the scan reads only the height and sizes. */
+class RawMwebHeader implements MwebHeader {
+  constructor(readonly height: number, private readonly roots: Uint8Array, readonly outputMmrSize: number, readonly kernelMmrSize: number) {}
+  private root(i: number): string { return hexOf(this.roots.subarray(32 * i, 32 * i + 32)); }
+  get outputRoot(): string { return this.root(0); }
+  get kernelRoot(): string { return this.root(1); }
+  get leafsetRoot(): string { return this.root(2); }
+  get kernelOffset(): string { return this.root(3); }
+  get stealthOffset(): string { return this.root(4); }
+}
+
 function readMwebHeader(r: Reader): MwebHeader {
   const height = r.varint();
-  const root = () => hexOf(r.take(32));
-  const outputRoot = root(), kernelRoot = root(), leafsetRoot = root(), kernelOffset = root(), stealthOffset = root();
+  const roots = r.take(5 * 32);
   const outputMmrSize = r.varint();
   const kernelMmrSize = r.varint();
-  return { height, outputRoot, kernelRoot, leafsetRoot, kernelOffset, stealthOffset, outputMmrSize, kernelMmrSize };
+  return new RawMwebHeader(height, roots, outputMmrSize, kernelMmrSize);
 }
 
 function readMwebBody(r: Reader): MwebBody {
@@ -324,7 +373,7 @@ export interface RawBlock extends ParsedBlock {
 export function parseBlock(raw: Uint8Array, network: NetworkParams): RawBlock {
   if (raw.length < HEADER_SIZE + 1) throw new ParseError(`block of ${raw.length} bytes is shorter than a header`);
   const header = raw.subarray(0, HEADER_SIZE);
-  const hash = reversedHex(sha256d(header));
+  const hash = hashId([header], HEADER_SIZE);
   const prevHash = reversedHex(header.subarray(4, 36));
   const time = new DataView(raw.buffer, raw.byteOffset + 68, 4).getUint32(0, true);
   const r = new Reader(raw, HEADER_SIZE);
@@ -372,11 +421,32 @@ function summarize(hash: string, prevHash: string, time: number, txs: RawTx[]): 
     hogexTxid: hogex?.txid ?? null,
     pegins, pegouts,
     coinbase: {
-      address: coinbase?.outputs.find((out) => out.address !== null)?.address ?? null,
+      address: coinbase ? coinbaseAddress(coinbase.outputs) : null,
       tag: coinbase ? coinbaseTag(coinbase.firstScriptSig) : '',
     },
   };
 }
+
+/** Coinbase scripts repeat (a pool pays itself at a few addresses), so their addresses are remembered. */
+const coinbaseAddresses = new Map<string, string | null>();
+const MAX_COINBASE_ADDRESSES = 4096;
+
+/** The first output with an address, as Litecoin Core would show it. */
+function coinbaseAddress(outputs: readonly RawOutput[]): string | null {
+  for (const out of outputs) {
+    const key = `${out.network.name}:${latin1(out.script)}`;
+    let address = coinbaseAddresses.get(key);
+    if (address === undefined) {
+      address = out.address;
+      if (coinbaseAddresses.size >= MAX_COINBASE_ADDRESSES) coinbaseAddresses.clear();
+      coinbaseAddresses.set(key, address);
+    }
+    if (address !== null) return address;
+  }
+  return null;
+}
+
+const latin1 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
 
 /** Parses one raw transaction (`getrawtransaction <txid> false`), MWEB flag included. */
 export function parseTransaction(raw: Uint8Array, network: NetworkParams): RawTx {
@@ -406,16 +476,15 @@ export function coinbaseTag(scriptSig: Uint8Array): string {
 
 function printableRuns(data: Uint8Array): string[] {
   const runs: string[] = [];
-  let run = '';
+  let start = 0;
   for (let i = 0; i <= data.length; i++) {
     const byte = data[i];
-    if (byte !== undefined && byte >= 0x20 && byte <= 0x7e) {
-      run += String.fromCharCode(byte);
-      continue;
+    if (byte !== undefined && byte >= 0x20 && byte <= 0x7e) continue;
+    if (i - start >= MIN_TAG_RUN) {
+      const trimmed = latin1(data.subarray(start, i)).trim();
+      if (trimmed.length >= MIN_TAG_RUN) runs.push(trimmed);
     }
-    const trimmed = run.trim();
-    if (trimmed.length >= MIN_TAG_RUN) runs.push(trimmed);
-    run = '';
+    start = i + 1;
   }
   return runs;
 }

@@ -287,18 +287,22 @@ function checkLinks(batch: Batch, lastHash: string | null): void {
   }
 }
 
-/** Previous outputs of every peg-in transaction's inputs: from this batch, the cache, or the node. */
+/**
+ * Previous outputs of every peg-in transaction's inputs: from the cache, this
+ * batch, or the node. The cache is asked first so that the batch's txids are
+ * hashed only where needed, from the peg-in's block backwards.
+ */
 async function resolveInputs(blocks: FetchedBlock[], source: ChainSource, cache: TxCache): Promise<PeginInput[]> {
-  const inBatch = new Map<string, RawTx>();
-  for (const { txs } of blocks) for (const tx of txs) inBatch.set(tx.txid, tx);
-  const lookup = (txid: string): readonly TxOutput[] | undefined => inBatch.get(txid)?.outputs ?? cache.get(txid);
-
-  const peginTxs = new Map<string, ParsedBlock['pegins'][number]>();
-  for (const { block } of blocks) for (const pegin of block.pegins) if (!peginTxs.has(pegin.txid)) peginTxs.set(pegin.txid, pegin);
+  const inBatch = new BatchTxIndex(blocks);
+  const peginTxs = new Map<string, { pegin: ParsedBlock['pegins'][number]; at: number }>();
+  blocks.forEach(({ block }, at) => {
+    for (const pegin of block.pegins) if (!peginTxs.has(pegin.txid)) peginTxs.set(pegin.txid, { pegin, at });
+  });
+  const lookup = (txid: string, at: number): readonly TxOutput[] | undefined => cache.get(txid) ?? inBatch.find(txid, at)?.outputs;
 
   const missing = new Set<string>();
-  for (const pegin of peginTxs.values()) {
-    for (const input of pegin.inputs) if (input.prevTxid !== null && !lookup(input.prevTxid)) missing.add(input.prevTxid);
+  for (const { pegin, at } of peginTxs.values()) {
+    for (const input of pegin.inputs) if (input.prevTxid !== null && !lookup(input.prevTxid, at)) missing.add(input.prevTxid);
   }
   if (missing.size > 0) {
     const txids = [...missing];
@@ -311,15 +315,39 @@ async function resolveInputs(blocks: FetchedBlock[], source: ChainSource, cache:
   }
 
   const rows: PeginInput[] = [];
-  for (const pegin of peginTxs.values()) {
+  for (const { pegin, at } of peginTxs.values()) {
     pegin.inputs.forEach((input, n) => {
       if (input.prevTxid === null) return;
-      const prev = lookup(input.prevTxid)?.[input.prevVout];
+      const prev = lookup(input.prevTxid, at)?.[input.prevVout];
       if (!prev) throw new ChainSourceError(`peg-in ${pegin.txid} spends ${input.prevTxid}:${input.prevVout}, which the source does not have`);
       rows.push({ peginTxid: pegin.txid, n, prevTxid: input.prevTxid, prevVout: input.prevVout, address: prev.address, value: prev.value });
     });
   }
   return rows;
+}
+
+/**
+ * The batch's transactions by txid, indexed block by block on demand: a txid
+ * costs a double SHA-256, and a peg-in spends transactions mined at most in
+ * its own block, usually shortly before it.
+ */
+class BatchTxIndex {
+  private readonly byTxid = new Map<string, RawTx>();
+  private readonly indexed: boolean[];
+  constructor(private readonly blocks: readonly FetchedBlock[]) {
+    this.indexed = blocks.map(() => false);
+  }
+  /** The transaction with this txid in block `at` of the batch or before it. */
+  find(txid: string, at: number): RawTx | undefined {
+    let tx = this.byTxid.get(txid);
+    for (let i = at; tx === undefined && i >= 0; i--) {
+      if (this.indexed[i]) continue;
+      this.indexed[i] = true;
+      for (const blockTx of this.blocks[i]!.txs) this.byTxid.set(blockTx.txid, blockTx);
+      tx = this.byTxid.get(txid);
+    }
+    return tx;
+  }
 }
 
 /** Cached outputs are plain values, so they do not keep the whole raw transaction alive. */
