@@ -7,7 +7,7 @@
  *   mweb_tx is an optional pointer: 0x00 (none: the HogEx) or 0x01 | mw::Transaction.
  * Txids hash only version | vin | vout | locktime, so MWEB data never changes a txid.
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash as oneShotHash } from 'node:crypto';
 import { parseNodeValue, type Litoshi } from '../domain/amount.js';
 import { decodeScript, type DecodedScript } from '../domain/address.js';
 import type { NetworkParams } from '../domain/network.js';
@@ -80,6 +80,8 @@ class Reader {
 
 /** Up to this preimage size the JS SHA-256 beats node:crypto's per-call overhead (measured crossover ≈ 180 bytes). */
 const JS_HASH_MAX = 160;
+/** Above this size streaming the parts into createHash beats copying them together for the one-shot hash. */
+const CONCAT_HASH_MAX = 2048;
 const DIGEST = Buffer.alloc(32);
 const REVERSED = Buffer.alloc(32);
 
@@ -87,6 +89,9 @@ const REVERSED = Buffer.alloc(32);
 function hashId(parts: readonly Uint8Array[], length: number): string {
   if (length <= JS_HASH_MAX) {
     sha256dInto(parts, DIGEST);
+  } else if (parts.length === 1 || length <= CONCAT_HASH_MAX) {
+    // The outer hash of the 32-byte digest is a single JS compression.
+    sha256Into([oneShotHash('sha256', parts.length === 1 ? parts[0]! : Buffer.concat(parts), 'buffer')], DIGEST);
   } else {
     const inner = createHash('sha256');
     for (const part of parts) inner.update(part);
