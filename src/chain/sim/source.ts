@@ -98,6 +98,8 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
     },
     async blockHashes(heights) {
       const hashes: string[] = [];
+      // Ask for the highest first: one request to the worker per call instead of one per block.
+      if (heights.length > 0) await generateTo(Math.max(...heights));
       for (const h of heights) {
         await generateTo(h);
         hashes.push(hashAt(h));
