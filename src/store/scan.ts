@@ -379,7 +379,12 @@ const PEGIN_COLUMNS: Kind[] = ['varchar', 'int', 'int', 'bigint', 'bigint', 'var
 const INPUT_COLUMNS: Kind[] = ['varchar', 'int', 'int', 'varchar', 'int', 'varchar', 'bigint'];
 const PEGOUT_COLUMNS: Kind[] = ['varchar', 'int', 'int', 'bigint', 'bigint', 'varchar', 'varchar'];
 
-const sum = (values: Litoshi[]): Litoshi => values.reduce((a, b) => a + b, 0);
+/** Sum of the amounts, without an intermediate array per block. */
+function sumAmounts(items: readonly { amount: Litoshi }[]): Litoshi {
+  let total = 0;
+  for (const item of items) total += item.amount;
+  return total;
+}
 
 /** One transaction: the batch's rows, the peg-in sources, the cursor. */
 async function storeBatch(db: Db, batch: Batch): Promise<void> {
@@ -389,7 +394,7 @@ async function storeBatch(db: Db, batch: Batch): Promise<void> {
   for (const { block } of batch.blocks) for (const p of block.pegins) inputCount.set(p.txid, p.inputs.length);
   for (const { height, block: b } of batch.blocks) {
     blockRows.push([height, b.hash, b.prevHash, b.time, b.txCount, b.supply, b.hogexTxid, b.pegins.length, b.pegouts.length,
-      sum(b.pegins.map((p) => p.amount)), sum(b.pegouts.map((p) => p.amount)), b.mweb?.numTxos ?? null, b.mweb?.numKernels ?? null,
+      sumAmounts(b.pegins), sumAmounts(b.pegouts), b.mweb?.numTxos ?? null, b.mweb?.numKernels ?? null,
       b.coinbase.address, b.coinbase.tag]);
     for (const p of b.pegins) {
       heightOf.set(p.txid, height);
@@ -414,13 +419,14 @@ async function append(db: Db, table: string, kinds: Kind[], rows: Cell[][]): Pro
   const appender: DuckDBAppender = await db.conn.createAppender(table);
   try {
     for (const row of rows) {
-      kinds.forEach((kind, i) => {
+      for (let i = 0; i < kinds.length; i++) {
         const cell = row[i];
+        const kind = kinds[i];
         if (cell === null || cell === undefined) appender.appendNull();
         else if (kind === 'varchar') appender.appendVarchar(cell as string);
         else if (kind === 'int') appender.appendInteger(cell as number);
         else appender.appendBigInt(BigInt(cell));
-      });
+      }
       appender.endRow();
     }
     appender.flushSync();
