@@ -89,8 +89,7 @@ export function buildProgram(): Command {
     .option('--keep <n>', 'releases to keep', parseInteger('--keep', 1), 3)
     .action(async (flags: CommonOptions & { keep: number }) => {
       const config = resolveConfig(flags);
-      const result = await withDb(config, (db) => exportRelease(db, { outDir: config.outDir, keep: flags.keep, progress: consoleProgress(), log }));
-      log(`export: release ${result.releaseId}: ${result.files} files, ${result.written} written, ${result.reused} reused`);
+      await withDb(config, (db) => exportRelease(db, { outDir: config.outDir, keep: flags.keep, progress: consoleProgress(), log }));
     });
 
   withSource(withNode(withCommon(program.command('job').description('scan + analyze + export; --every repeats it'))))

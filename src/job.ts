@@ -46,7 +46,6 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
       }
       await analyze(db, { log: opts.log });
       const exported = await exportRelease(db, { outDir: config.outDir, keep: opts.keep ?? 3, progress, log: opts.log });
-      opts.log(`export: release ${exported.releaseId} published (${exported.files} files, ${exported.written} written, ${exported.reused} reused)`);
       return { scannedTo: scan.toHeight, newBlocks: scan.blocks, releaseId: exported.releaseId, files: exported.files };
     } finally {
       db.close();

@@ -90,9 +90,11 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
   await writeFile(join(tmpDir, MANIFEST_FILE), manifestText);
   const dir = await publishRelease(opts.outDir, tmpDir, id);
   const pruned = await pruneReleases(opts.outDir, opts.keep ?? 3);
+  // The manifest counts as one more written file.
   const { files, written, reused, bytes } = writer.counts;
-  log(`published ${id}: ${files} files, ${written} written, ${reused} reused, ${(bytes / 1e6).toFixed(1)} MB written${pruned.length ? `; pruned ${pruned.join(', ')}` : ''}`);
-  return { releaseId: id, dir, files: files + 1, written: written + 1, reused, bytes: bytes + Buffer.byteLength(manifestText) };
+  const result = { releaseId: id, dir, files: files + 1, written: written + 1, reused, bytes: bytes + Buffer.byteLength(manifestText) };
+  log(`published ${id}: ${result.files} files, ${result.written} written, ${reused} reused, ${(result.bytes / 1e6).toFixed(1)} MB written${pruned.length ? `; pruned ${pruned.join(', ')}` : ''}`);
+  return result;
 }
 
 async function analysisStamp(db: Db): Promise<AnalysisStamp> {
