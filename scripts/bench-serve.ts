@@ -12,7 +12,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -24,6 +23,7 @@ import { exportRelease } from '../src/export/export.js';
 import { startServer } from '../src/serve/server.js';
 import { consoleProgress } from '../src/progress.js';
 import { privacyOf, type AmountTable } from '../src/domain/privacy.js';
+import { freePort } from '../test/helpers/net.js';
 
 const NGINX = '/usr/sbin/nginx';
 
@@ -37,17 +37,6 @@ async function routerChild(outDir: string, port: number): Promise<void> {
   const server = await startServer({ sites: [{ network: 'sim', outDir }], host: '127.0.0.1', port, rateLimit: 0 });
   process.send?.('ready');
   process.once('SIGTERM', () => void server.close().then(() => process.exit(0)));
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function buildRelease(root: string, preset: SimPresetName): Promise<string> {

@@ -13,6 +13,16 @@ export function consoleProgress(stream: NodeJS.WriteStream = process.stderr, int
   return stream.isTTY ? barProgress(stream) : logProgress(stream, intervalMs);
 }
 
+function ratePerSecond(done: number, startedAt: number): number {
+  const seconds = (Date.now() - startedAt) / 1000;
+  return seconds > 0 ? done / seconds : 0;
+}
+
+/** One decimal below 10/s, so slow work never shows "0/s". */
+function formatRate(rate: number): string {
+  return rate < 10 ? rate.toFixed(1) : String(Math.round(rate));
+}
+
 function barProgress(stream: NodeJS.WriteStream): Progress {
   let bar: cliProgress.SingleBar | undefined;
   let startedAt = 0;
@@ -27,8 +37,7 @@ function barProgress(stream: NodeJS.WriteStream): Progress {
       startedAt = Date.now();
     },
     update(done) {
-      const seconds = (Date.now() - startedAt) / 1000;
-      bar?.update(done, { speed: seconds > 0 ? Math.round(done / seconds).toString() : '0' });
+      bar?.update(done, { speed: formatRate(ratePerSecond(done, startedAt)) });
     },
     stop() { bar?.stop(); bar = undefined; },
   };
@@ -37,10 +46,9 @@ function barProgress(stream: NodeJS.WriteStream): Progress {
 function logProgress(stream: NodeJS.WriteStream, intervalMs: number): Progress {
   let label = '', unit = '', total = 0, startedAt = 0, lastLog = 0, last = 0;
   const line = (done: number) => {
-    const seconds = (Date.now() - startedAt) / 1000;
-    const rate = seconds > 0 ? done / seconds : 0;
+    const rate = ratePerSecond(done, startedAt);
     const eta = rate > 0 ? Math.round((total - done) / rate) : 0;
-    stream.write(`${label}: ${done}/${total} ${unit} (${Math.round(rate)} ${unit}/s, ETA ${eta}s)\n`);
+    stream.write(`${label}: ${done}/${total} ${unit} (${formatRate(rate)} ${unit}/s, ETA ${eta}s)\n`);
   };
   return {
     start(l, t, u) { label = l; total = t; unit = u; startedAt = lastLog = Date.now(); last = 0; },

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
+    server.unref();
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();

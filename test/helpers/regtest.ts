@@ -6,9 +6,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './net.js';
+
+export { freePort };
 
 export const LITECOIND = process.env.PEGSCOPE_LITECOIND ?? 'litecoind';
 
@@ -66,18 +68,6 @@ function installExitHook(): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => { killAll(); process.kill(process.pid, signal); });
   }
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** -rpcauth line: the node stores only an HMAC of the password; the .cookie file is still written. */
