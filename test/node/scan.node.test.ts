@@ -94,6 +94,17 @@ describe.skipIf(!enabled)('scan against a live litecoind -regtest', () => {
     return out;
   }
 
+  /** The rows `db` holds equal those of a scan of the whole chain into a fresh database. */
+  async function expectSameAsFreshScan(db: Db, name: string) {
+    const fresh = await openDb(name);
+    try {
+      await scanChain(fresh, source());
+      expect(await dump(db)).toEqual(await dump(fresh));
+    } finally {
+      fresh.close();
+    }
+  }
+
   const sortRows = (rows: unknown[]) => [...rows].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 
   beforeAll(async () => {
@@ -234,13 +245,7 @@ describe.skipIf(!enabled)('scan against a live litecoind -regtest', () => {
       expect(sortRows(stored.pegouts)).toEqual(sortRows(view.pegouts));
       expect(sortRows(stored.pegins)).toEqual(sortRows(view.pegins));
 
-      const fresh = await openDb('fresh-after-reorg');
-      try {
-        await scanChain(fresh, source());
-        expect(await dump(db)).toEqual(await dump(fresh));
-      } finally {
-        fresh.close();
-      }
+      await expectSameAsFreshScan(db, 'fresh-after-reorg');
     } finally {
       db.close();
     }
@@ -277,13 +282,7 @@ describe.skipIf(!enabled)('scan against a live litecoind -regtest', () => {
       expect(cursor).toBeLessThan(tip);
       expect((await db.one<{ top: number | null }>('SELECT max(height) AS top FROM blocks'))!.top ?? 431).toBeLessThanOrEqual(cursor);
       await scanChain(db, source(), { batchBlocks: 5 });
-      const fresh = await openDb('uninterrupted');
-      try {
-        await scanChain(fresh, source());
-        expect(await dump(db)).toEqual(await dump(fresh));
-      } finally {
-        fresh.close();
-      }
+      await expectSameAsFreshScan(db, 'uninterrupted');
     } finally {
       db.close();
     }
