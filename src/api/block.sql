@@ -1,13 +1,13 @@
 -- block documents (SPEC §3) for every block with pegs, q = the height. Needs nodes.sql.
 WITH bi AS (
-  SELECT height, list(node ORDER BY txid, vout) AS nodes FROM x_pegin_nodes GROUP BY height
+  SELECT height, string_agg(node, ',' ORDER BY txid, vout) AS nodes FROM x_pegin_nodes GROUP BY height
 ),
 bo AS (
-  SELECT height, list(node ORDER BY txid, vout) AS nodes FROM x_pegout_nodes GROUP BY height
+  SELECT height, string_agg(node, ',' ORDER BY txid, vout) AS nodes FROM x_pegout_nodes GROUP BY height
 )
-SELECT b.height::VARCHAR AS q, b.hash, to_json({
-  'height': b.height, 'hash': b.hash, 'time': b.time, 'supply': coin_json(b.supply),
-  'pegins': coalesce(bi.nodes, []), 'pegouts': coalesce(bo.nodes, [])})::VARCHAR AS body
+SELECT b.height::VARCHAR AS q, b.hash, json_extend(to_json({
+  'height': b.height, 'hash': b.hash, 'time': b.time, 'supply': coin_json(b.supply)})::VARCHAR,
+  ',"pegins":' || json_array(bi.nodes) || ',"pegouts":' || json_array(bo.nodes)) AS body
 FROM blocks b
 LEFT JOIN bi ON bi.height = b.height
 LEFT JOIN bo ON bo.height = b.height

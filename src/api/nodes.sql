@@ -6,6 +6,13 @@
 -- JSON.stringify(coinNumber(x)) does.
 CREATE OR REPLACE TEMP MACRO coin_json(x) AS CAST(CASE WHEN x IS NULL THEN 'null'
   ELSE rtrim(rtrim(printf('%d.%08d', x // 100000000, x % 100000000), '0'), '.') END AS JSON);
+
+-- Documents are assembled from node JSON text: to_json of a list of nested
+-- structs costs far more than serialising each node once and joining the
+-- text (a peg-in node appears in its tx, address and block documents).
+-- json_extend appends members (text starting with ',') to a JSON object.
+CREATE OR REPLACE TEMP MACRO json_extend(obj, members) AS left(obj, -1) || members || '}';
+CREATE OR REPLACE TEMP MACRO json_array(elements) AS '[' || coalesce(elements, '') || ']';
 CREATE OR REPLACE TEMP TABLE x_attribution AS
 SELECT address, entity, category,
   {'entity': entity, 'category': category, 'via': via, 'confidence': confidence, 'cluster_id': cluster_id} AS attribution
@@ -38,12 +45,12 @@ GROUP BY l.pegout_txid, l.pegout_vout;
 
 CREATE OR REPLACE TEMP TABLE x_pegin_nodes AS
 SELECT p.txid, p.vout, p.height,
-  {'txid': p.txid, 'vout': p.vout, 'block_height': p.height, 'block_time': p.block_time, 'amount': coin_json(p.amount),
+  to_json({'txid': p.txid, 'vout': p.vout, 'block_height': p.height, 'block_time': p.block_time, 'amount': coin_json(p.amount),
    'source_address': p.source_address, 'input_count': p.input_count,
    'inputs': coalesce(i.inputs, []), 'links': coalesce(l.links, []),
    'score': CASE WHEN s.txid IS NULL THEN NULL ELSE
      {'privacy_score': s.privacy_score, 'anonymity_set': s.anonymity_set,
-      'max_link_confidence': s.max_link_confidence, 'reasons': s.reasons} END} AS node
+      'max_link_confidence': s.max_link_confidence, 'reasons': s.reasons} END})::VARCHAR AS node
 FROM pegins p
 LEFT JOIN x_pegin_inputs i ON i.txid = p.txid
 LEFT JOIN x_pegin_links l ON l.txid = p.txid AND l.vout = p.vout
@@ -51,11 +58,11 @@ LEFT JOIN a_pegin_scores s ON s.txid = p.txid AND s.vout = p.vout;
 
 CREATE OR REPLACE TEMP TABLE x_pegout_nodes AS
 SELECT o.txid, o.vout, o.height, o.address,
-  {'txid': o.txid, 'vout': o.vout, 'block_height': o.height, 'block_time': o.block_time, 'amount': coin_json(o.amount),
+  to_json({'txid': o.txid, 'vout': o.vout, 'block_height': o.height, 'block_time': o.block_time, 'amount': coin_json(o.amount),
    'address': o.address, 'attribution': a.attribution, 'links': coalesce(l.links, []),
    'score': CASE WHEN s.txid IS NULL THEN NULL ELSE
      {'risk_score': s.risk_score, 'dest_category': s.dest_category,
-      'traceability': s.traceability, 'reasons': s.reasons} END} AS node
+      'traceability': s.traceability, 'reasons': s.reasons} END})::VARCHAR AS node
 FROM pegouts o
 LEFT JOIN x_attribution a ON a.address = o.address
 LEFT JOIN x_pegout_links l ON l.txid = o.txid AND l.vout = o.vout
