@@ -78,7 +78,9 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
     await writer.put('_redirects', redirectsFile());
     await writer.put('_headers', headersFile());
     await writer.put('nginx.conf', nginxSnippet());
+    await writer.finish();
   } catch (err) {
+    await writer.abandon();
     await rm(tmpDir, { recursive: true, force: true });
     throw err;
   } finally {

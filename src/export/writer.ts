@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import { wrapJson, type AnalysisStamp } from '../api/envelope.js';
+import { FileQueue } from './file-queue.js';
 import { stampOf, type Manifest, type ManifestEntry } from './manifest.js';
 
 const gzipAsync = promisify(gzip);
@@ -32,13 +33,15 @@ const sha256 = (data: string | Buffer): string => createHash('sha256').update(da
  * Writes the files of one release directory and records them for the
  * manifest. A file whose bytes equal the previous release's is hard-linked
  * from there (with its compressed siblings) instead of written, unless
- * `reuse` is off; either way the resulting tree is the same.
+ * `reuse` is off; either way the resulting tree is the same. File operations
+ * run in order on a worker thread: call `finish` before reading the tree.
  */
 export class ReleaseWriter {
   private readonly entries = new Map<string, ManifestEntry>();
   private readonly how = new Map<string, 'written' | 'reused'>();
   private readonly stamps: [number, number][] = [];
   private readonly dirs = new Set<string>();
+  private readonly files = new FileQueue();
   readonly counts: WriterCounts = { files: 0, written: 0, reused: 0, bytes: 0 };
 
   constructor(
@@ -59,7 +62,7 @@ export class ReleaseWriter {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
     await this.ensureDir(path);
     await this.forget(path);
-    await writeFile(join(this.dir, path), bytes);
+    await this.files.push({ op: 'write', path: join(this.dir, path), data: bytes });
     this.record(path, { size: bytes.length, sha256: hash, ...(stampIndex === undefined ? {} : { stamp: stampIndex }) }, 'written');
     await this.compress(path, bytes);
   }
@@ -102,7 +105,7 @@ export class ReleaseWriter {
     for (const ext of ['', '.gz', '.br']) {
       const sibling = this.entries.get(existing + ext);
       if (!sibling) continue;
-      await link(join(this.dir, existing + ext), join(this.dir, path + ext));
+      await this.files.push({ op: 'link', from: join(this.dir, existing + ext), path: join(this.dir, path + ext) });
       this.entries.set(path + ext, sibling);
       this.counts.files++;
       this.counts[this.how.get(existing + ext) ?? 'written']++;
@@ -116,17 +119,32 @@ export class ReleaseWriter {
     const hash = sha256(bytes);
     const before = this.previous?.manifest.files[path];
     if (before && before.sha256 === hash && this.reuse) {
-      await rm(full);
+      await this.files.push({ op: 'remove', path: full });
       await this.linkPrevious(path, before);
       return;
     }
     this.record(path, { size: bytes.length, sha256: hash }, 'written');
   }
 
-  /** Where a file of this release lives (for writers that need a path, e.g. COPY). */
+  /** Where a file of this release lives (for writers that need a path, e.g. COPY); its directory exists on return. */
   async pathFor(path: string): Promise<string> {
     await this.ensureDir(path);
+    await this.files.drain();
     return join(this.dir, path);
+  }
+
+  /** Waits for every file operation and stops the worker; the tree is complete when it resolves. */
+  async finish(): Promise<void> {
+    try {
+      await this.files.drain();
+    } finally {
+      await this.files.close();
+    }
+  }
+
+  /** Stops the worker after a failure, leaving pending operations unapplied. */
+  async abandon(): Promise<void> {
+    await this.files.close();
   }
 
   /** Files and stamps for manifest.json, in an order that does not depend on write timing. */
@@ -151,13 +169,13 @@ export class ReleaseWriter {
 
   private async linkPrevious(path: string, before: ManifestEntry, stampIndex?: number): Promise<void> {
     await this.ensureDir(path);
-    await link(join(this.previous!.dir, path), join(this.dir, path));
+    await this.files.push({ op: 'link', from: join(this.previous!.dir, path), path: join(this.dir, path) });
     const entry: ManifestEntry = { size: before.size, sha256: before.sha256, ...(stampIndex === undefined ? {} : { stamp: stampIndex }) };
     this.record(path, entry, 'reused');
     for (const ext of ['.gz', '.br']) {
       const sibling = this.previous!.manifest.files[path + ext];
       if (!sibling) continue;
-      await link(join(this.previous!.dir, path + ext), join(this.dir, path + ext));
+      await this.files.push({ op: 'link', from: join(this.previous!.dir, path + ext), path: join(this.dir, path + ext) });
       this.record(path + ext, sibling, 'reused');
     }
   }
@@ -170,7 +188,7 @@ export class ReleaseWriter {
   private async forget(path: string): Promise<void> {
     for (const name of [path, `${path}.gz`, `${path}.br`]) {
       if (!this.entries.delete(name)) continue;
-      await rm(join(this.dir, name), { force: true });
+      await this.files.push({ op: 'remove', path: join(this.dir, name) });
       this.counts.files--;
       this.counts[this.how.get(name) ?? 'written']--;
     }
@@ -179,12 +197,12 @@ export class ReleaseWriter {
   private async compress(path: string, bytes: Buffer): Promise<void> {
     if (bytes.length < GZ_MIN) return;
     const gz = await gzipAsync(bytes, { level: 9 });
-    await writeFile(join(this.dir, `${path}.gz`), gz);
+    await this.files.push({ op: 'write', path: join(this.dir, `${path}.gz`), data: gz });
     this.record(`${path}.gz`, { size: gz.length, sha256: sha256(gz) }, 'written');
     if (bytes.length < BR_MIN) return;
     const br = await brotliAsync(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length } });
     if (br.length >= gz.length * BR_GAIN) return;
-    await writeFile(join(this.dir, `${path}.br`), br);
+    await this.files.push({ op: 'write', path: join(this.dir, `${path}.br`), data: br });
     this.record(`${path}.br`, { size: br.length, sha256: sha256(br) }, 'written');
   }
 
@@ -199,7 +217,7 @@ export class ReleaseWriter {
   private async ensureDir(path: string): Promise<void> {
     const dir = dirname(join(this.dir, path));
     if (this.dirs.has(dir)) return;
-    await mkdir(dir, { recursive: true });
     this.dirs.add(dir);
+    await this.files.push({ op: 'mkdir', path: dir });
   }
 }

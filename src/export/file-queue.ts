@@ -1,0 +1,74 @@
+import { Worker } from 'node:worker_threads';
+
+export type FileOp =
+  | { op: 'write'; path: string; data: string | Uint8Array }
+  | { op: 'link'; from: string; path: string }
+  | { op: 'mkdir'; path: string }
+  | { op: 'remove'; path: string };
+
+/** Operations per message; batches amortise the hop to the worker. */
+const BATCH_OPS = 512;
+/** Batches sent and not yet applied; bounds the memory held by pending writes. */
+const MAX_IN_FLIGHT = 8;
+
+/**
+ * File operations applied in order by one worker thread (file-ops.worker.mjs).
+ * `push` only waits when too many batches are pending; `drain` waits for all
+ * of them. The first failure is reported by every later push and by drain.
+ */
+export class FileQueue {
+  private readonly worker = new Worker(new URL('./file-ops.worker.mjs', import.meta.url));
+  private batch: FileOp[] = [];
+  private inFlight = 0;
+  private failure: Error | null = null;
+  private waiters: (() => void)[] = [];
+
+  constructor() {
+    this.worker.on('message', (error: string | null) => {
+      this.inFlight--;
+      if (error !== null && !this.failure) this.failure = new Error(`writing the release failed: ${error}`);
+      this.wake();
+    });
+    this.worker.on('error', (err: Error) => {
+      this.failure ??= err;
+      this.inFlight = 0;
+      this.wake();
+    });
+  }
+
+  async push(op: FileOp): Promise<void> {
+    if (this.failure) throw this.failure;
+    this.batch.push(op);
+    if (this.batch.length >= BATCH_OPS) await this.send();
+  }
+
+  /** Waits until every operation pushed so far has been applied. */
+  async drain(): Promise<void> {
+    if (this.batch.length > 0) await this.send();
+    while (this.inFlight > 0 && !this.failure) await this.wait();
+    if (this.failure) throw this.failure;
+  }
+
+  async close(): Promise<void> {
+    await this.worker.terminate();
+  }
+
+  private async send(): Promise<void> {
+    while (this.inFlight >= MAX_IN_FLIGHT && !this.failure) await this.wait();
+    if (this.failure) throw this.failure;
+    const ops = this.batch;
+    this.batch = [];
+    this.inFlight++;
+    this.worker.postMessage(ops);
+  }
+
+  private wait(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
