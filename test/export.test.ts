@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -206,6 +206,38 @@ describe('incremental export', () => {
     const reusedTrace = Object.keys(manifest.files).find((rel: string) => rel.startsWith('api/trace/') && manifest.files[rel].stamp !== undefined && manifest.stamps[manifest.files[rel].stamp][0] === H1);
     expect(reusedTrace).toBeDefined();
     expect(statSync(join(incremental.dir, reusedTrace!)).nlink).toBeGreaterThan(1);
+  }, 300_000);
+
+  it('recycles the oldest release into the next one: unchanged files stay, the tree equals rewriting every file, other releases are untouched', async () => {
+    // Site c recycles (keep 2); site d gets the same history, every file rewritten.
+    const site = join(work, 'c');
+    const both = async (log?: (line: string) => void) => [
+      await exportRelease(db, { outDir: site, keep: 2, ...(log ? { log } : {}) }),
+      await exportRelease(db, { outDir: join(work, 'd'), incremental: false }),
+    ] as const;
+    const [oldest] = await both();
+    await scanAndAnalyze(db, source, H2 + 100, NOW + 30_000);
+    const [second] = await both();
+    await scanAndAnalyze(db, source, H2 + 200, NOW + 45_000);
+    const recycledLogs: string[] = [];
+    const [recycled, full] = await both((line) => recycledLogs.push(line));
+    expect(recycledLogs.join('\n')).toContain(`recycling release ${oldest!.releaseId}`);
+    expect(recycled.kept).toBeGreaterThan(0);
+    expect(recycled.written).toBeLessThan(full.written);
+    expect(recycled.files).toBe(full.files);
+
+    const a = treeFiles(recycled.dir);
+    const b = treeFiles(full.dir);
+    expect([...a.keys()]).toEqual([...b.keys()]);
+    for (const [rel, path] of a) expect(readFileSync(path).equals(readFileSync(b.get(rel)!)), rel).toBe(true);
+
+    // The release the new one shares inodes with still matches its manifest.
+    const before = readJson(join(second!.dir, 'manifest.json'));
+    const files = treeFiles(second!.dir);
+    files.delete('manifest.json');
+    expect(files.size).toBe(Object.keys(before.files).length);
+    for (const [rel, path] of files) expect(sha256(readFileSync(path)), rel).toBe(before.files[rel].sha256);
+    expect(readdirSync(join(site, 'releases')).sort()).toEqual([second!.releaseId, recycled.releaseId].sort());
   }, 300_000);
 
   it('keeps only the last releases and never the current one', async () => {

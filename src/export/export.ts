@@ -26,7 +26,7 @@ import { ReleaseWriter, type PreviousRelease } from './writer.js';
 
 export interface ExportOptions {
   outDir: string;
-  /** Complete releases to keep (default 3). */
+  /** Complete releases to keep (default 3); once there are this many, the oldest is recycled into the next one. */
   keep?: number;
   /** Hard-link files unchanged since the current release (default true); false rewrites every byte. */
   incremental?: boolean;
@@ -39,8 +39,11 @@ export interface ExportResult {
   dir: string;
   files: number;
   written: number;
+  /** Files hard-linked to the previous release. */
   reused: number;
-  /** Bytes actually written (reused files cost none). */
+  /** Files of a recycled old release left in place because their bytes were already right. */
+  kept: number;
+  /** Bytes actually written (reused and kept files cost none). */
   bytes: number;
 }
 
@@ -65,14 +68,16 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
   const stamp = await analysisStamp(db);
   const previous = await currentRelease(opts.outDir);
   const id = releaseId(stamp.as_of_height);
-  const tmpDir = await startRelease(opts.outDir, id);
-  const writer = new ReleaseWriter(tmpDir, stamp, previous, opts.incremental ?? true);
-  log(`export ${stamp.network} at height ${stamp.as_of_height} into release ${id}${previous ? ' (reusing unchanged files of the current release)' : ''}`);
+  const keep = opts.keep ?? 3;
+  const incremental = opts.incremental ?? true;
+  const { dir: tmpDir, recycled } = await startRelease(opts.outDir, id, incremental ? keep : undefined);
+  const writer = new ReleaseWriter(tmpDir, stamp, previous, incremental, recycled?.manifest ?? null);
+  log(`export ${stamp.network} at height ${stamp.as_of_height} into release ${id}${recycled ? ` (recycling release ${recycled.id}, which pruning would remove)` : ''}${previous ? ' (reusing unchanged files of the current release)' : ''}`);
 
   try {
     await db.exec(trace.NODES_SQL);
     await writeEndpointDocuments(db, writer, stamp);
-    const skipped = await writeQueryDocuments(db, writer, stamp, previous, opts.incremental ?? true, progress);
+    const skipped = await writeQueryDocuments(db, writer, stamp, previous, incremental, progress);
     if (skipped > 0) log(`skipped ${skipped} queries that are not a valid ${stamp.network} address or txid (never used as file names)`);
     await writeDumps(db, writer);
     await writer.put('_redirects', redirectsFile());
@@ -89,13 +94,15 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
 
   const manifest: Manifest = { version: '1', network: stamp.network, as_of_height: stamp.as_of_height, updated_at: stamp.updated_at, ...writer.manifestParts() };
   const manifestText = json(manifest);
+  // A recycled release's old manifest is replaced, never written through.
+  await rm(join(tmpDir, MANIFEST_FILE), { force: true });
   await writeFile(join(tmpDir, MANIFEST_FILE), manifestText);
   const dir = await publishRelease(opts.outDir, tmpDir, id);
-  const pruned = await pruneReleases(opts.outDir, opts.keep ?? 3);
+  const pruned = await pruneReleases(opts.outDir, keep);
   // The manifest counts as one more written file.
-  const { files, written, reused, bytes } = writer.counts;
-  const result = { releaseId: id, dir, files: files + 1, written: written + 1, reused, bytes: bytes + Buffer.byteLength(manifestText) };
-  log(`published ${id}: ${result.files} files, ${result.written} written, ${reused} reused, ${(result.bytes / 1e6).toFixed(1)} MB written${pruned.length ? `; pruned ${pruned.join(', ')}` : ''}`);
+  const { files, written, reused, kept, bytes } = writer.counts;
+  const result = { releaseId: id, dir, files: files + 1, written: written + 1, reused, kept, bytes: bytes + Buffer.byteLength(manifestText) };
+  log(`published ${id}: ${result.files} files, ${result.written} written, ${reused} linked to the previous release, ${kept} kept in place, ${(result.bytes / 1e6).toFixed(1)} MB written${pruned.length ? `; pruned ${pruned.join(', ')}` : ''}`);
   return result;
 }
 

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, open, readdir, readFile, readlink, rename, rm, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { MANIFEST_FILE, parseManifest } from './manifest.js';
+import { MANIFEST_FILE, parseManifest, type Manifest } from './manifest.js';
 import type { PreviousRelease } from './writer.js';
 
 /**
@@ -33,17 +33,53 @@ export async function currentRelease(outDir: string): Promise<PreviousRelease | 
   }
 }
 
-/** A fresh temporary release directory; leftovers of killed exports are removed first. */
-export async function startRelease(outDir: string, id: string): Promise<string> {
+export interface StartedRelease {
+  /** The temporary directory to write the release into. */
+  dir: string;
+  /** When `dir` holds a recycled old release: its id and manifest, describing the files already there. */
+  recycled: { id: string; manifest: Manifest } | null;
+}
+
+/**
+ * The temporary directory of a new release; leftovers of killed exports are
+ * removed first. With `recycleAt` set and at least that many complete
+ * releases, the oldest one that is not current (the one pruning would remove
+ * after this export) is renamed into place instead, so its unchanged files
+ * need no work at all.
+ */
+export async function startRelease(outDir: string, id: string, recycleAt?: number): Promise<StartedRelease> {
   const releases = join(outDir, RELEASES);
   await mkdir(releases, { recursive: true });
   for (const name of await readdir(releases)) {
     if (name.startsWith(TMP_PREFIX)) await rm(join(releases, name), { recursive: true, force: true });
   }
   const dir = join(releases, `${TMP_PREFIX}${id}`);
+  const recycled = recycleAt === undefined ? null : await oldestPrunable(outDir, recycleAt);
+  if (recycled) {
+    await rename(join(releases, recycled.id), dir);
+    return { dir, recycled };
+  }
   await mkdir(dir);
-  return dir;
+  return { dir, recycled: null };
 }
+
+async function oldestPrunable(outDir: string, atLeast: number): Promise<{ id: string; manifest: Manifest } | null> {
+  const current = await currentTarget(outDir);
+  const names = await completeReleases(outDir);
+  const oldest = names.length >= atLeast ? names.find((name) => join(outDir, RELEASES, name) !== current) : undefined;
+  if (!oldest) return null;
+  try {
+    return { id: oldest, manifest: parseManifest(await readFile(join(outDir, RELEASES, oldest, MANIFEST_FILE), 'utf8')) };
+  } catch {
+    return null;
+  }
+}
+
+const currentTarget = (outDir: string): Promise<string | null> =>
+  readlink(join(outDir, CURRENT)).then((target) => resolve(outDir, target), () => null);
+
+const completeReleases = async (outDir: string): Promise<string[]> =>
+  (await readdir(join(outDir, RELEASES))).filter((name) => !name.startsWith(TMP_PREFIX)).sort();
 
 /**
  * Makes the release durable and current: flush the file system holding it,
@@ -66,8 +102,8 @@ export async function publishRelease(outDir: string, tmpDir: string, id: string)
 /** Removes all but the newest `keep` complete releases; never the current one. */
 export async function pruneReleases(outDir: string, keep: number): Promise<string[]> {
   const releases = join(outDir, RELEASES);
-  const current = await readlink(join(outDir, CURRENT)).then((target) => resolve(outDir, target), () => null);
-  const names = (await readdir(releases)).filter((name) => !name.startsWith(TMP_PREFIX)).sort();
+  const current = await currentTarget(outDir);
+  const names = await completeReleases(outDir);
   const doomed = names.slice(0, Math.max(0, names.length - keep)).filter((name) => join(releases, name) !== current);
   for (const name of doomed) await rm(join(releases, name), { recursive: true, force: true });
   return doomed;

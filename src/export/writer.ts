@@ -23,9 +23,15 @@ export interface PreviousRelease {
 export interface WriterCounts {
   files: number;
   written: number;
+  /** Hard-linked from the previous release. */
   reused: number;
+  /** Already in place: unchanged in the recycled release the writer writes into. */
+  kept: number;
   bytes: number;
 }
+
+type How = 'written' | 'reused' | 'kept';
+const SIBLINGS = ['', '.gz', '.br'];
 
 const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
 
@@ -35,25 +41,38 @@ const sha256 = (data: string | Buffer): string => createHash('sha256').update(da
  * from there (with its compressed siblings) instead of written, unless
  * `reuse` is off; either way the resulting tree is the same. File operations
  * run in order on a worker thread: call `finish` before reading the tree.
+ *
+ * `recycled` is the manifest of an old release whose directory `dir` is (one
+ * the export would prune anyway): its files that already hold the right bytes
+ * stay untouched, every other name is removed before it is written or linked
+ * (never written through, since releases share inodes), and names the new
+ * release lacks are removed by `finish`.
  */
 export class ReleaseWriter {
   private readonly entries = new Map<string, ManifestEntry>();
-  private readonly how = new Map<string, 'written' | 'reused'>();
+  private readonly how = new Map<string, How>();
+  /** Files of the recycled release not yet kept or removed. */
+  private readonly stale: Map<string, ManifestEntry>;
   private readonly stamps: [number, number][] = [];
   private readonly dirs = new Set<string>();
   private readonly files = new FileQueue();
-  readonly counts: WriterCounts = { files: 0, written: 0, reused: 0, bytes: 0 };
+  readonly counts: WriterCounts = { files: 0, written: 0, reused: 0, kept: 0, bytes: 0 };
 
   constructor(
     readonly dir: string,
     readonly stamp: AnalysisStamp,
     private readonly previous: PreviousRelease | null,
     private readonly reuse: boolean,
-  ) {}
+    recycled: Manifest | null = null,
+  ) {
+    this.stale = new Map(Object.entries(recycled?.files ?? {}));
+  }
 
   /** A file of the release with these bytes (`bytes` counts what was actually written). */
   async put(path: string, data: string | Buffer, stampIndex?: number): Promise<void> {
     const hash = sha256(data);
+    if (this.keepRecycled(path, hash, stampIndex)) return;
+    await this.clearRecycled(path);
     const before = this.previous?.manifest.files[path];
     if (before && before.sha256 === hash && this.reuse) {
       await this.linkPrevious(path, before, stampIndex);
@@ -93,7 +112,10 @@ export class ReleaseWriter {
     const before = this.previous?.manifest.files[path];
     if (!before || !this.reuse) return false;
     const stamp = stampOf(this.previous!.manifest, before);
-    await this.linkPrevious(path, before, stamp ? this.stampIndex(stamp) : undefined);
+    const stampIndex = stamp ? this.stampIndex(stamp) : undefined;
+    if (this.keepRecycled(path, before.sha256, stampIndex)) return true;
+    await this.clearRecycled(path);
+    await this.linkPrevious(path, before, stampIndex);
     return true;
   }
 
@@ -101,8 +123,10 @@ export class ReleaseWriter {
   async alias(path: string, existing: string): Promise<void> {
     const entry = this.entries.get(existing);
     if (!entry) throw new Error(`cannot alias ${path}: ${existing} is not in the release`);
+    if (this.keepRecycled(path, entry.sha256, entry.stamp)) return;
+    await this.clearRecycled(path);
     await this.ensureDir(path);
-    for (const ext of ['', '.gz', '.br']) {
+    for (const ext of SIBLINGS) {
       const sibling = this.entries.get(existing + ext);
       if (!sibling) continue;
       await this.files.push({ op: 'link', from: join(this.dir, existing + ext), path: join(this.dir, path + ext) });
@@ -129,6 +153,7 @@ export class ReleaseWriter {
   /** Where a file of this release lives (for writers that need a path, e.g. COPY); its directory exists on return. */
   async pathFor(path: string): Promise<string> {
     await this.ensureDir(path);
+    await this.clearRecycled(path);
     await this.files.drain();
     return join(this.dir, path);
   }
@@ -136,6 +161,7 @@ export class ReleaseWriter {
   /** Waits for every file operation and stops the worker; the tree is complete when it resolves. */
   async finish(): Promise<void> {
     try {
+      for (const path of [...this.stale.keys()]) await this.clearRecycled(path);
       await this.files.drain();
     } finally {
       await this.files.close();
@@ -167,6 +193,25 @@ export class ReleaseWriter {
     return this.stamps.length - 1;
   }
 
+  /** Takes a file of the recycled release that already has these bytes, with its compressed siblings. */
+  private keepRecycled(path: string, hash: string, stampIndex?: number): boolean {
+    if (this.stale.get(path)?.sha256 !== hash) return false;
+    for (const ext of SIBLINGS) {
+      const sibling = this.stale.get(path + ext);
+      if (!sibling) continue;
+      this.stale.delete(path + ext);
+      this.record(path + ext, ext === '' && stampIndex !== undefined ? { size: sibling.size, sha256: sibling.sha256, stamp: stampIndex } : { size: sibling.size, sha256: sibling.sha256 }, 'kept');
+    }
+    return true;
+  }
+
+  /** Removes the recycled release's file at this name (and its siblings) before the name gets new bytes. */
+  private async clearRecycled(path: string): Promise<void> {
+    for (const ext of SIBLINGS) {
+      if (this.stale.delete(path + ext)) await this.files.push({ op: 'remove', path: join(this.dir, path + ext) });
+    }
+  }
+
   private async linkPrevious(path: string, before: ManifestEntry, stampIndex?: number): Promise<void> {
     await this.ensureDir(path);
     await this.files.push({ op: 'link', from: join(this.previous!.dir, path), path: join(this.dir, path) });
@@ -186,7 +231,7 @@ export class ReleaseWriter {
    * release shares.
    */
   private async forget(path: string): Promise<void> {
-    for (const name of [path, `${path}.gz`, `${path}.br`]) {
+    for (const name of SIBLINGS.map((ext) => path + ext)) {
       if (!this.entries.delete(name)) continue;
       await this.files.push({ op: 'remove', path: join(this.dir, name) });
       this.counts.files--;
@@ -206,7 +251,7 @@ export class ReleaseWriter {
     this.record(`${path}.br`, { size: br.length, sha256: sha256(br) }, 'written');
   }
 
-  private record(path: string, entry: ManifestEntry, how: 'written' | 'reused'): void {
+  private record(path: string, entry: ManifestEntry, how: How): void {
     this.entries.set(path, entry);
     this.how.set(path, how);
     this.counts.files++;
