@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Ajv2020 from 'ajv/dist/2020.js';
@@ -238,6 +238,24 @@ describe('incremental export', () => {
     expect(files.size).toBe(Object.keys(before.files).length);
     for (const [rel, path] of files) expect(sha256(readFileSync(path)), rel).toBe(before.files[rel].sha256);
     expect(readdirSync(join(site, 'releases')).sort()).toEqual([second!.releaseId, recycled.releaseId].sort());
+  }, 300_000);
+
+  it('never recycles or prunes current, also with keep 1 and a relative out dir', async () => {
+    const site = relative(process.cwd(), join(work, 'e'));
+    const first = await exportRelease(db, { outDir: site, keep: 1 });
+    // An operator's rollback: current points at the older of two releases.
+    const second = await exportRelease(db, { outDir: site, keep: 2 });
+    symlinkSync(join('releases', first.releaseId), join(site, 'current-rollback'));
+    renameSync(join(site, 'current-rollback'), join(site, 'current'));
+    const lines: string[] = [];
+    const third = await exportRelease(db, { outDir: site, keep: 1, log: (line) => lines.push(line) });
+    expect(lines[0]).toContain(`recycling release ${second.releaseId}`);
+    expect(third.kept).toBeGreaterThan(0);
+    expect(readdirSync(join(site, 'releases'))).toEqual([third.releaseId]);
+    expect(existsSync(second.dir)).toBe(false);
+    const fourth = await exportRelease(db, { outDir: site, keep: 1 });
+    expect(fourth.kept).toBe(0);
+    expect(readdirSync(join(site, 'releases'))).toEqual([fourth.releaseId]);
   }, 300_000);
 
   it('keeps only the last releases and never the current one', async () => {

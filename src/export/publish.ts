@@ -66,7 +66,7 @@ export async function startRelease(outDir: string, id: string, recycleAt?: numbe
 async function oldestPrunable(outDir: string, atLeast: number): Promise<{ id: string; manifest: Manifest } | null> {
   const current = await currentTarget(outDir);
   const names = await completeReleases(outDir);
-  const oldest = names.length >= atLeast ? names.find((name) => join(outDir, RELEASES, name) !== current) : undefined;
+  const oldest = names.length >= atLeast ? names.find((name) => resolve(outDir, RELEASES, name) !== current) : undefined;
   if (!oldest) return null;
   try {
     return { id: oldest, manifest: parseManifest(await readFile(join(outDir, RELEASES, oldest, MANIFEST_FILE), 'utf8')) };
@@ -75,6 +75,7 @@ async function oldestPrunable(outDir: string, atLeast: number): Promise<{ id: st
   }
 }
 
+/** The absolute path current points at (compared with resolve(), since outDir may be relative). */
 const currentTarget = (outDir: string): Promise<string | null> =>
   readlink(join(outDir, CURRENT)).then((target) => resolve(outDir, target), () => null);
 
@@ -104,7 +105,7 @@ export async function pruneReleases(outDir: string, keep: number): Promise<strin
   const releases = join(outDir, RELEASES);
   const current = await currentTarget(outDir);
   const names = await completeReleases(outDir);
-  const doomed = names.slice(0, Math.max(0, names.length - keep)).filter((name) => join(releases, name) !== current);
+  const doomed = names.slice(0, Math.max(0, names.length - keep)).filter((name) => resolve(releases, name) !== current);
   for (const name of doomed) await rm(join(releases, name), { recursive: true, force: true });
   return doomed;
 }
