@@ -86,7 +86,7 @@ export function buildProgram(): Command {
     });
 
   withCommon(program.command('export').description('write and publish a new release of the static tree'))
-    .option('--keep <n>', 'releases to keep', parseInteger('--keep', 1), 3)
+    .option('--keep <n>', 'complete releases to keep; once there are that many, the oldest is recycled into the next export', parseInteger('--keep', 1), 3)
     .action(async (flags: CommonOptions & { keep: number }) => {
       const config = resolveConfig(flags);
       await withDb(config, (db) => exportRelease(db, { outDir: config.outDir, keep: flags.keep, progress: consoleProgress(), log }));
@@ -94,7 +94,7 @@ export function buildProgram(): Command {
 
   withSource(withNode(withCommon(program.command('job').description('scan + analyze + export; --every repeats it'))))
     .option('--every <duration>', 'repeat every duration (30s, 5m, 1h); one run at a time')
-    .option('--keep <n>', 'releases to keep', parseInteger('--keep', 1), 3)
+    .option('--keep <n>', 'complete releases to keep; once there are that many, the oldest is recycled into the next export', parseInteger('--keep', 1), 3)
     .option('--labels <files...>', 'label files to import before analysing')
     .option('--config <file>', 'run every network of a config file in turn (docs/deploy.md)')
     .action(async (flags: SourceFlags & JobOptions & { every?: string; config?: string }) => {

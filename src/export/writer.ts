@@ -200,7 +200,8 @@ export class ReleaseWriter {
       const sibling = this.stale.get(path + ext);
       if (!sibling) continue;
       this.stale.delete(path + ext);
-      this.record(path + ext, ext === '' && stampIndex !== undefined ? { size: sibling.size, sha256: sibling.sha256, stamp: stampIndex } : { size: sibling.size, sha256: sibling.sha256 }, 'kept');
+      const stamped = ext === '' && stampIndex !== undefined ? { stamp: stampIndex } : {};
+      this.record(path + ext, { size: sibling.size, sha256: sibling.sha256, ...stamped }, 'kept');
     }
     return true;
   }
@@ -217,7 +218,7 @@ export class ReleaseWriter {
     await this.files.push({ op: 'link', from: join(this.previous!.dir, path), path: join(this.dir, path) });
     const entry: ManifestEntry = { size: before.size, sha256: before.sha256, ...(stampIndex === undefined ? {} : { stamp: stampIndex }) };
     this.record(path, entry, 'reused');
-    for (const ext of ['.gz', '.br']) {
+    for (const ext of SIBLINGS.slice(1)) {
       const sibling = this.previous!.manifest.files[path + ext];
       if (!sibling) continue;
       await this.files.push({ op: 'link', from: join(this.previous!.dir, path + ext), path: join(this.dir, path + ext) });
