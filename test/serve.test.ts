@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -380,6 +381,25 @@ describe('statuses', () => {
     expect(await exited).toBe(0);
     await expect(get(url, '/api/health')).rejects.toThrow(/ECONNREFUSED/);
   }, 120_000);
+
+  it('answers a client that sends its headers too slowly with 408 and closes the connection', async () => {
+    const s = await startServer({ sites: [{ network: 'sim', outDir: tree.outDir }], host: '127.0.0.1', port: 0, rateLimit: 0, headersTimeoutMs: 500 });
+    const { port } = new URL(s.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk) => { received += chunk; });
+    const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now())));
+    socket.write('GET /api/health HTTP/1.1\r\nHost: localhost\r\n');
+    const started = performance.now();
+    // One header byte every 100 ms: never a complete request head.
+    const drip = setInterval(() => socket.writable && socket.write('X'), 100);
+    const closedAt = await Promise.race([closed, new Promise<number>((resolve) => setTimeout(() => resolve(Infinity), 5_000))]);
+    clearInterval(drip);
+    socket.destroy();
+    await s.close();
+    expect(closedAt - started).toBeLessThan(3_000);
+    expect(received).toMatch(/^HTTP\/1\.1 408/);
+  });
 
   it('close() stops accepting connections', async () => {
     const s = await startServer({ sites: [{ network: 'sim', outDir: tree.outDir }], host: '127.0.0.1', port: 0, rateLimit: 0 });

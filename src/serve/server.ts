@@ -27,6 +27,8 @@ export interface ServeOptions {
   cacheSeconds?: number;
   /** health.ok turns false when the analysis is older than this (default 3600). */
   staleAfterSeconds?: number;
+  /** A client that has not sent its whole request head by then gets 408 and is cut (default 10,000 ms). */
+  headersTimeoutMs?: number;
   log?: (line: string) => void;
 }
 
@@ -50,7 +52,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const keys = opts.keysFile ? loadKeys(opts.keysFile) : new Map<string, ApiKey>();
   const router = new Router(sites, opts, keys);
 
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: 15_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => {
+  const headersTimeout = opts.headersTimeoutMs ?? 10_000;
+  // Node checks those timeouts every 30 s by default, so a slow-headers client could hold a socket for 40 s.
+  const server = createServer({
+    maxHeaderSize: MAX_HEADER_BYTES, headersTimeout, requestTimeout: headersTimeout + 5_000, keepAliveTimeout: 5_000,
+    connectionsCheckingInterval: Math.min(1_000, headersTimeout),
+  }, (req, res) => {
     router.handle(req, res);
   });
   server.timeout = 30_000;
