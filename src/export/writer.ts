@@ -71,8 +71,7 @@ export class ReleaseWriter {
   /** A file of the release with these bytes (`bytes` counts what was actually written). */
   async put(path: string, data: string | Buffer, stampIndex?: number): Promise<void> {
     const hash = sha256(data);
-    if (this.keepRecycled(path, hash, stampIndex)) return;
-    await this.clearRecycled(path);
+    if (await this.keepOrClearRecycled(path, hash, stampIndex)) return;
     const before = this.previous?.manifest.files[path];
     if (before && before.sha256 === hash && this.reuse) {
       await this.linkPrevious(path, before, stampIndex);
@@ -113,8 +112,7 @@ export class ReleaseWriter {
     if (!before || !this.reuse) return false;
     const stamp = stampOf(this.previous!.manifest, before);
     const stampIndex = stamp ? this.stampIndex(stamp) : undefined;
-    if (this.keepRecycled(path, before.sha256, stampIndex)) return true;
-    await this.clearRecycled(path);
+    if (await this.keepOrClearRecycled(path, before.sha256, stampIndex)) return true;
     await this.linkPrevious(path, before, stampIndex);
     return true;
   }
@@ -123,8 +121,7 @@ export class ReleaseWriter {
   async alias(path: string, existing: string): Promise<void> {
     const entry = this.entries.get(existing);
     if (!entry) throw new Error(`cannot alias ${path}: ${existing} is not in the release`);
-    if (this.keepRecycled(path, entry.sha256, entry.stamp)) return;
-    await this.clearRecycled(path);
+    if (await this.keepOrClearRecycled(path, entry.sha256, entry.stamp)) return;
     await this.ensureDir(path);
     for (const ext of SIBLINGS) {
       const sibling = this.entries.get(existing + ext);
@@ -193,9 +190,16 @@ export class ReleaseWriter {
     return this.stamps.length - 1;
   }
 
-  /** Takes a file of the recycled release that already has these bytes, with its compressed siblings. */
-  private keepRecycled(path: string, hash: string, stampIndex?: number): boolean {
-    if (this.stale.get(path)?.sha256 !== hash) return false;
+  /**
+   * Takes the recycled release's file at this name when it already has these
+   * bytes (with its compressed siblings) and returns true; otherwise removes
+   * it so the name can get new bytes, and returns false.
+   */
+  private async keepOrClearRecycled(path: string, hash: string, stampIndex?: number): Promise<boolean> {
+    if (this.stale.get(path)?.sha256 !== hash) {
+      await this.clearRecycled(path);
+      return false;
+    }
     for (const ext of SIBLINGS) {
       const sibling = this.stale.get(path + ext);
       if (!sibling) continue;

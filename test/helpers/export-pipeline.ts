@@ -1,4 +1,6 @@
-import { readdirSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { expect } from 'vitest';
 import { join, relative } from 'node:path';
 import { Db } from '../../src/store/db.js';
 import { createSimSource, type SimSource } from '../../src/chain/sim/index.js';
@@ -40,4 +42,21 @@ export function treeFiles(root: string): Map<string, string> {
   };
   walk(root);
   return files;
+}
+
+/** Two trees with the same file names and the same bytes in each file. */
+export function expectSameTree(actualRoot: string, expectedRoot: string): void {
+  const a = treeFiles(actualRoot);
+  const b = treeFiles(expectedRoot);
+  expect([...a.keys()]).toEqual([...b.keys()]);
+  for (const [rel, path] of a) expect(readFileSync(path).equals(readFileSync(b.get(rel)!)), rel).toBe(true);
+}
+
+/** Whether every file the release's manifest lists is there with the listed sha256, and nothing else. */
+export function isComplete(release: string): boolean {
+  const manifest = JSON.parse(readFileSync(join(release, 'manifest.json'), 'utf8'));
+  const files = treeFiles(release);
+  files.delete('manifest.json');
+  return files.size === Object.keys(manifest.files).length && [...files].every(([rel, path]) =>
+    createHash('sha256').update(readFileSync(path)).digest('hex') === manifest.files[rel]?.sha256);
 }
