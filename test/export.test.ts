@@ -84,16 +84,20 @@ describe('a full export of an analysed chain', () => {
     }
   });
 
-  it('lists every file in the manifest with its size and sha256', () => {
+  it('lists every file in the manifest with its size and sha256, and the same files in its Parquet index', async () => {
     const root = join(work, 'a', 'current');
     const manifest = readJson(join(root, 'manifest.json'));
     const tree = treeFiles(root);
     tree.delete('manifest.json');
-    expect(Object.keys(manifest.files).sort()).toEqual([...tree.keys()].sort());
+    expect(Object.keys(manifest.files)).toEqual([...tree.keys()].sort());
     for (const [rel, path] of tree) {
       const bytes = readFileSync(path);
       expect(manifest.files[rel]).toMatchObject({ size: bytes.length, sha256: sha256(bytes) });
     }
+    // The index lists every file but itself, as the manifest does, for the next export to join against.
+    const index = await db.all<{ path: string; size: bigint; sha256: string }>(`SELECT path, size, sha256 FROM read_parquet('${join(root, 'data', 'files.parquet')}') ORDER BY path`);
+    const listed = Object.entries(manifest.files as Record<string, { size: number; sha256: string }>).filter(([rel]) => rel !== 'data/files.parquet');
+    expect(index.map((f) => [f.path, { size: Number(f.size), sha256: f.sha256 }])).toEqual(listed.map(([rel, f]) => [rel, { size: f.size, sha256: f.sha256 }]));
   });
 
   it('writes a trace, address and follow file for every address and a trace for every peg txid', async () => {
@@ -246,6 +250,18 @@ describe('incremental export', () => {
     const fourth = await exportRelease(db, { outDir: site, keep: 1 });
     expect(fourth.kept).toBe(0);
     expect(readdirSync(join(site, 'releases'))).toEqual([fourth.releaseId]);
+  }, 300_000);
+
+  it('writes every file anew after a release without indexes (an older pegscope), giving the same tree', async () => {
+    const site = join(work, 'f');
+    const older = [await exportRelease(db, { outDir: site }), await exportRelease(db, { outDir: site })];
+    for (const release of older) rmSync(join(release.dir, 'data', 'files.parquet'));
+    // Neither linked from current nor recycled from the oldest release: both lack the index.
+    const next = await exportRelease(db, { outDir: site, keep: 2 });
+    expect([next.reused, next.kept, next.written]).toEqual([0, 0, next.files]);
+    expect(readdirSync(join(site, 'releases')).sort()).toEqual([older[1]!.releaseId, next.releaseId]);
+    const rewritten = await exportRelease(db, { outDir: join(work, 'g'), incremental: false });
+    expectSameTree(next.dir, rewritten.dir);
   }, 300_000);
 
   it('keeps only the last releases and never the current one', async () => {

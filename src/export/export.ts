@@ -1,4 +1,4 @@
-import { rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { isValidAddress } from '../domain/address.js';
@@ -20,9 +20,9 @@ import * as block from '../api/block.js';
 import { indexDocument } from '../api/index.js';
 import { redirectsFile, headersFile, nginxSnippet } from './configs.js';
 import { writeDumps } from './dumps.js';
-import { MANIFEST_FILE, type Manifest } from './manifest.js';
+import { DOCS_INDEX, hasIndexes, MANIFEST_FILE, writeManifest } from './manifest.js';
 import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease } from './publish.js';
-import { ReleaseWriter, type PreviousRelease } from './writer.js';
+import { DROP_WRITER_TABLES, ReleaseWriter, sqlString, type DocKey, type WriterCounts } from './writer.js';
 
 export interface ExportOptions {
   outDir: string;
@@ -55,7 +55,7 @@ const json = (value: unknown): string => JSON.stringify(value);
 
 /** The export's working tables; dropped so a long-running job does not keep them in memory. */
 const DROP_TEMP_TABLES = ['x_attribution', 'x_pegin_inputs', 'x_pegin_links', 'x_pegout_links', 'x_pegin_nodes', 'x_pegout_nodes',
-  'x_addresses', 'x_address_pegins', 'x_doc', 'x_bodies', 'x_prev_bodies'].map((t) => `DROP TABLE IF EXISTS ${t};`).join('\n');
+  'x_addresses', 'x_address_pegins', 'x_doc', 'x_docs', 'x_prev_docs', 'x_unchanged', 'x_fetch'].map((t) => `DROP TABLE IF EXISTS ${t};`).join('\n') + DROP_WRITER_TABLES;
 
 /**
  * Writes a complete release of the static tree (SPEC §4) from the analysed
@@ -66,44 +66,51 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
   const log = opts.log ?? (() => undefined);
   const progress = opts.progress ?? silentProgress;
   const stamp = await analysisStamp(db);
-  const previous = await currentRelease(opts.outDir);
+  const current = await currentRelease(opts.outDir);
   const id = releaseId(stamp.as_of_height);
   const keep = opts.keep ?? 3;
   const incremental = opts.incremental ?? true;
+  // Unchanged documents keep their stamp either way; only with `incremental` are their files carried over.
+  const previous = current && hasIndexes(current) ? current : null;
   const { dir: tmpDir, recycled } = await startRelease(opts.outDir, id, incremental ? keep : undefined);
-  const writer = new ReleaseWriter(tmpDir, stamp, previous, incremental, recycled?.manifest ?? null);
-  log(`export ${stamp.network} at height ${stamp.as_of_height} into release ${id}${recycled ? ` (recycling release ${recycled.id}, which pruning would remove)` : ''}${previous ? ' (reusing unchanged files of the current release)' : ''}`);
+  log(`export ${stamp.network} at height ${stamp.as_of_height} into release ${id}${recycled ? ` (recycling release ${recycled}, which pruning would remove)` : ''}${previous && incremental ? ' (reusing unchanged files of the current release)' : ''}`);
 
+  let writer: ReleaseWriter | null = null;
+  let counts: WriterCounts;
   try {
-    await db.exec(trace.NODES_SQL);
-    await writeEndpointDocuments(db, writer, stamp);
-    const skipped = await writeQueryDocuments(db, writer, stamp, previous, incremental, progress);
+    writer = await ReleaseWriter.open(db, tmpDir, { previousDir: incremental ? previous : null, recycled: recycled !== null });
+    const skipped = await writeTree(db, writer, stamp, previous, progress);
     if (skipped > 0) log(`skipped ${skipped} queries that are not a valid ${stamp.network} address or txid (never used as file names)`);
-    await writeDumps(db, writer);
-    await writer.put('_redirects', redirectsFile());
-    await writer.put('_headers', headersFile());
-    await writer.put('nginx.conf', nginxSnippet());
     await writer.finish();
+    counts = await writer.counts();
+    counts.bytes += await writeManifest(db, join(tmpDir, MANIFEST_FILE), stamp);
   } catch (err) {
-    await writer.abandon();
+    await writer?.abandon().catch(() => undefined);
     await rm(tmpDir, { recursive: true, force: true });
     throw err;
   } finally {
     await db.exec(DROP_TEMP_TABLES);
   }
 
-  const manifest: Manifest = { version: '1', network: stamp.network, as_of_height: stamp.as_of_height, updated_at: stamp.updated_at, ...writer.manifestParts() };
-  const manifestText = json(manifest);
-  // A recycled release's old manifest is replaced, never written through.
-  await rm(join(tmpDir, MANIFEST_FILE), { force: true });
-  await writeFile(join(tmpDir, MANIFEST_FILE), manifestText);
   const dir = await publishRelease(opts.outDir, tmpDir, id);
   const pruned = await pruneReleases(opts.outDir, keep);
   // The manifest counts as one more written file.
-  const { files, written, reused, kept, bytes } = writer.counts;
-  const result = { releaseId: id, dir, files: files + 1, written: written + 1, reused, kept, bytes: bytes + Buffer.byteLength(manifestText) };
+  const { files, written, reused, kept, bytes } = counts;
+  const result = { releaseId: id, dir, files: files + 1, written: written + 1, reused, kept, bytes };
   log(`published ${id}: ${result.files} files, ${result.written} written, ${reused} linked to the previous release, ${kept} kept in place, ${(result.bytes / 1e6).toFixed(1)} MB written${pruned.length ? `; pruned ${pruned.join(', ')}` : ''}`);
   return result;
+}
+
+/** Every file of the release but the files index and the manifest; returns how many query keys were refused as file names. */
+async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previous: string | null, progress: Progress): Promise<number> {
+  await db.exec(trace.NODES_SQL);
+  await writeEndpointDocuments(db, writer, stamp);
+  const skipped = await writeQueryDocuments(db, writer, stamp, previous, progress);
+  await writeDumps(db, writer);
+  await writer.put('_redirects', redirectsFile());
+  await writer.put('_headers', headersFile());
+  await writer.put('nginx.conf', nginxSnippet());
+  return skipped;
 }
 
 async function analysisStamp(db: Db): Promise<AnalysisStamp> {
@@ -155,110 +162,93 @@ async function writeEndpointDocuments(db: Db, writer: ReleaseWriter, stamp: Anal
   await writer.put('api/amounts.json', json(buildAmountTable({ pegin: pairs('pegin'), pegout: pairs('pegout') })));
 }
 
-/** Content hashes of the per-query documents, read by the next incremental export. */
-export const BODIES_FILE = 'data/bodies.parquet';
+interface DocRow { q: string; body: string; stamp: AnalysisStamp; [column: string]: unknown }
+type EachDocument = (row: DocRow, doc: DocKey) => Promise<void>;
 
-interface DocRow { q: string; body: string | null; same: boolean; [column: string]: unknown }
+/** Documents fetched into JavaScript at once: enough to keep the file worker busy, few enough to bound memory. */
+const PAGE_ROWS = 4096;
+
+/** The per-query documents of this export, written to DOCS_INDEX for the next one. */
+const CREATE_DOCS = 'CREATE OR REPLACE TEMP TABLE x_docs (kind VARCHAR, q VARCHAR, h VARCHAR, stamp_height INTEGER, stamp_time BIGINT)';
+const loadPreviousDocs = (parquet: string | null): string => parquet
+  ? `CREATE OR REPLACE TEMP TABLE x_prev_docs AS SELECT kind, q, h, stamp_height, stamp_time FROM read_parquet(${sqlString(parquet)})`
+  : 'CREATE OR REPLACE TEMP TABLE x_prev_docs AS SELECT * FROM x_docs WHERE false';
+/**
+ * One kind's documents (x_doc: q, body, h, …) against the previous release's:
+ * a body unchanged keeps the stamp it had; x_unchanged are the documents whose
+ * files the writer can carry over, x_fetch the rest, numbered for paging.
+ */
+const RECORD_DOCS = `INSERT INTO x_docs SELECT $1, d.q, d.h,
+     CASE WHEN p.h = d.h THEN p.stamp_height ELSE $2 END, CASE WHEN p.h = d.h THEN p.stamp_time ELSE $3 END
+   FROM x_doc d LEFT JOIN x_prev_docs p ON p.kind = $1 AND p.q = d.q`;
+const PLAN_DOCS = [
+  `CREATE OR REPLACE TEMP TABLE x_unchanged AS SELECT d.q FROM x_doc d
+   SEMI JOIN x_prev_docs p ON p.kind = $1 AND p.q = d.q AND p.h = d.h
+   SEMI JOIN (SELECT q FROM x_prev_files WHERE kind = $1) f ON f.q = d.q`,
+  `CREATE OR REPLACE TEMP TABLE x_fetch AS
+   SELECT row_number() OVER (ORDER BY d.q) AS rn, d.* EXCLUDE (h), s.stamp_height, s.stamp_time
+   FROM x_doc d JOIN x_docs s ON s.kind = $1 AND s.q = d.q
+   ANTI JOIN x_unchanged u ON u.q = d.q`,
+];
 
 /**
  * trace, address, follow and block files for every query. DuckDB renders each
- * document body and hashes it; bodies equal to the previous release's are
- * not even fetched when reusing: their files are hard-linked. Returns how many
+ * document body and hashes it; documents whose body is unchanged since the
+ * previous release keep their files (hard-linked, or left in a recycled
+ * release), and only the others are fetched and written. Returns how many
  * keys were refused as file names.
  */
-async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previous: PreviousRelease | null, reuse: boolean, progress: Progress): Promise<number> {
+async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previousDir: string | null, progress: Progress): Promise<number> {
   const network = networkParams(stamp.network);
   const isQuery = (q: string): boolean => TXID.test(q) || isValidAddress(q, network);
   let skipped = 0;
-  await loadPreviousBodies(db, previous);
-  await db.exec('CREATE OR REPLACE TEMP TABLE x_bodies (kind VARCHAR, q VARCHAR, h VARCHAR)');
-  const docs = (kind: string, sql: string, each: (row: DocRow) => Promise<boolean>) => eachDocument(db, kind, sql, reuse, progress, each);
+  await db.exec(CREATE_DOCS);
+  await db.exec(loadPreviousDocs(previousDir && join(previousDir, DOCS_INDEX)));
+  const docs = (kind: string, sql: string, each: EachDocument) => eachDocument(db, writer, stamp, kind, sql, progress, each);
 
-  await docs('trace', trace.QUERY, async ({ q, body, same }) => {
-    if (!isQuery(q)) { skipped++; return true; }
-    const json = `api/trace/${q}.json`, csv = `api/trace/${q}.csv`;
-    if (same && body === null) return (await writer.reuseUnchanged(json)) && writer.reuseUnchanged(csv);
-    await writer.putDocument(json, 'trace', body!);
-    await writer.put(csv, trace.traceCsv(JSON.parse(body!) as trace.Trace));
-    return true;
+  await docs('trace', trace.QUERY, async ({ q, body, stamp }, doc) => {
+    if (!isQuery(q)) { skipped++; return; }
+    await writer.putDocument(`api/trace/${q}.json`, 'trace', body, doc, stamp);
+    await writer.put(`api/trace/${q}.csv`, trace.traceCsv(JSON.parse(body) as trace.Trace), doc);
   });
-  await docs('address', address.QUERY, async ({ q, body, same }) => {
-    if (!isValidAddress(q, network)) return true;
-    const path = `api/address/${q}.json`;
-    if (same && body === null) return writer.reuseUnchanged(path);
-    await writer.putDocument(path, 'address', body!);
-    return true;
+  await docs('address', address.QUERY, async ({ q, body, stamp }, doc) => {
+    if (isValidAddress(q, network)) await writer.putDocument(`api/address/${q}.json`, 'address', body, doc, stamp);
   });
-  await docs('follow', follow.QUERY, async ({ q, body, same, hops }) => {
-    if (!isValidAddress(q, network)) return true;
-    const api = `api/follow/${q}.json`, full = `data/follow/${q}.json`;
-    const chained = Number(hops) > 0;
-    if (same && body === null) return (await writer.reuseUnchanged(api)) && (!chained || writer.reuseUnchanged(full));
-    await writer.putDocument(api, 'follow', json(follow.truncateFollow(JSON.parse(body!) as follow.Follow, follow.DEFAULT_DEPTH)));
-    if (chained) await writer.putDocument(full, 'follow', body!);
-    return true;
+  await docs('follow', follow.QUERY, async ({ q, body, stamp, hops }, doc) => {
+    if (!isValidAddress(q, network)) return;
+    await writer.putDocument(`api/follow/${q}.json`, 'follow', json(follow.truncateFollow(JSON.parse(body) as follow.Follow, follow.DEFAULT_DEPTH)), doc, stamp);
+    if (Number(hops) > 0) await writer.putDocument(`data/follow/${q}.json`, 'follow', body, doc, stamp);
   });
-  await docs('block', block.QUERY, async ({ q, body, same, hash }) => {
-    const byHeight = `api/block/${q}.json`;
-    if (same && body === null) {
-      if (!(await writer.reuseUnchanged(byHeight))) return false;
-    } else {
-      await writer.putDocument(byHeight, 'block', body!);
-    }
-    if (TXID.test(String(hash))) await writer.alias(`api/block/${String(hash)}.json`, byHeight);
-    return true;
+  await docs('block', block.QUERY, async ({ q, body, stamp, hash }, doc) => {
+    const files = await writer.putDocument(`api/block/${q}.json`, 'block', body, doc, stamp);
+    if (TXID.test(String(hash))) await writer.alias(`api/block/${String(hash)}.json`, files, doc, stamp);
   });
-  await db.exec(`COPY (SELECT kind, q, h FROM x_bodies ORDER BY kind, q) TO ${sqlString(await writer.pathFor(BODIES_FILE))} (FORMAT parquet)`);
-  await writer.adopt(BODIES_FILE);
+  await db.exec(`COPY (SELECT * FROM x_docs ORDER BY kind, q) TO ${sqlString(await writer.pathFor(DOCS_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
+  await writer.adopt(DOCS_INDEX);
   return skipped;
 }
 
-async function loadPreviousBodies(db: Db, previous: PreviousRelease | null): Promise<void> {
-  const path = previous && previous.manifest.files[BODIES_FILE] ? join(previous.dir, BODIES_FILE) : null;
-  await db.exec(path
-    ? `CREATE OR REPLACE TEMP TABLE x_prev_bodies AS SELECT kind, q, h FROM read_parquet(${sqlString(path)})`
-    : 'CREATE OR REPLACE TEMP TABLE x_prev_bodies (kind VARCHAR, q VARCHAR, h VARCHAR)');
-}
-
-const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
-
 /**
- * Renders one kind of document (rows q, body, …) into a temp table with its
- * hash, records the hashes, and hands every row to `each`: `same` when the
- * previous release had the same body, and then `body` is null if files are
- * reused. `each` returns false when it could not reuse; those rows are
- * fetched with their body afterwards.
+ * Renders one kind of document (rows q, body, …) with DuckDB, carries the
+ * unchanged ones over, and hands the others to `each` a page at a time,
+ * each with the stamp its file gets.
  */
-async function eachDocument(db: Db, kind: string, sql: string, reuse: boolean, progress: Progress, each: (row: DocRow) => Promise<boolean>): Promise<void> {
-  const query = sql.replace(/;\s*$/, '');
-  await db.exec(`CREATE OR REPLACE TEMP TABLE x_doc AS SELECT *, md5(body) AS h FROM (${query})`);
-  await db.exec(`INSERT INTO x_bodies SELECT ${sqlString(kind)}, q, h FROM x_doc`);
-  const select = (bodyWhenSame: string, where: string) => `SELECT d.* EXCLUDE (body, h), coalesce(p.h = d.h, false) AS same,
-      CASE WHEN p.h = d.h THEN ${bodyWhenSame} ELSE d.body END AS body
-    FROM x_doc d LEFT JOIN x_prev_bodies p ON p.kind = ${sqlString(kind)} AND p.q = d.q ${where} ORDER BY d.q`;
-  const missed = await eachRow(db, select(reuse ? 'NULL' : 'd.body', ''), `export ${kind}`, progress, each);
-  if (missed.length > 0) {
-    const list = missed.map(sqlString).join(', ');
-    await eachRow(db, select('d.body', `WHERE d.q IN (${list})`).replace('coalesce(p.h = d.h, false) AS same', 'false AS same'), `export ${kind} (not reusable)`, progress, each);
-  }
-}
-
-/** Streams rows to `each` with bounded concurrency, one DuckDB chunk at a time; returns the q of rows it refused. */
-async function eachRow(db: Db, sql: string, label: string, progress: Progress, each: (row: DocRow) => Promise<boolean>): Promise<string[]> {
-  const total = await db.one<{ n: bigint }>('SELECT count(*) AS n FROM x_doc');
-  progress.start(label, Number(total?.n ?? 0), 'docs');
+async function eachDocument(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, kind: string, sql: string, progress: Progress, each: EachDocument): Promise<void> {
+  await db.exec(`CREATE OR REPLACE TEMP TABLE x_doc AS SELECT *, md5(body) AS h FROM (${sql.replace(/;\s*$/, '')})`);
+  await db.exec(RECORD_DOCS, [kind, stamp.as_of_height, BigInt(stamp.updated_at)]);
+  for (const step of PLAN_DOCS) await db.exec(step, [kind]);
+  await writer.carryUnchanged(kind);
+  const total = Number((await db.one<{ n: bigint }>('SELECT count(*) AS n FROM x_fetch'))!.n);
+  progress.start(`export ${kind}`, total, 'docs');
   const limit = pLimit(CONCURRENCY);
-  const result = await db.conn.stream(sql);
-  const missed: string[] = [];
-  let done = 0;
-  for await (const rows of result.yieldRowObjectJs()) {
-    await Promise.all(rows.map((row) => limit(async () => {
-      const doc = { ...row, q: String(row.q) } as DocRow;
-      if (!(await each(doc))) missed.push(doc.q);
+  for (let done = 0; done < total; done += PAGE_ROWS) {
+    const rows = await db.all<Record<string, unknown>>('SELECT * EXCLUDE (rn) FROM x_fetch WHERE rn > $1 AND rn <= $2 ORDER BY rn', [done, done + PAGE_ROWS]);
+    await Promise.all(rows.map((row) => limit(() => {
+      const q = String(row.q);
+      const rowStamp = { network: stamp.network, as_of_height: Number(row.stamp_height), updated_at: Number(row.stamp_time) };
+      return each({ ...row, q, body: String(row.body), stamp: rowStamp }, { kind, q });
     })));
-    done += rows.length;
-    progress.update(done);
+    progress.update(Math.min(total, done + PAGE_ROWS));
   }
   progress.stop();
-  return missed;
 }

@@ -1,39 +1,59 @@
+import { existsSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { AnalysisStamp } from '../api/envelope.js';
-import type { NetworkName } from '../domain/network.js';
-
-/** One file of a release. `stamp` indexes Manifest.stamps for documents stamped with the analysis they were computed in. */
-export interface ManifestEntry {
-  size: number;
-  sha256: string;
-  stamp?: number;
-}
-
-/**
- * manifest.json: every file of the release (itself excepted) with size and
- * sha256. Per-query documents keep the stamp (as_of_height, updated_at) of
- * the analysis that last changed them; `stamps` lists those analyses.
- */
-export interface Manifest {
-  version: '1';
-  network: NetworkName;
-  as_of_height: number;
-  updated_at: number;
-  stamps: [number, number][];
-  files: Record<string, ManifestEntry>;
-}
+import type { Db } from '../store/db.js';
 
 export const MANIFEST_FILE = 'manifest.json';
+/** The manifest's rows as Parquet (plus document keys): what the next export joins against instead of parsing JSON. */
+export const FILES_INDEX = 'data/files.parquet';
+/** Per-query documents: kind, q, md5 of the body and the stamp of the analysis that last changed it. */
+export const DOCS_INDEX = 'data/docs.parquet';
 
-export function stampOf(manifest: Manifest, entry: ManifestEntry): AnalysisStamp | null {
-  if (entry.stamp === undefined) return null;
-  const pair = manifest.stamps[entry.stamp];
-  return pair ? { network: manifest.network, as_of_height: pair[0], updated_at: pair[1] } : null;
-}
+/** Whether a release has the indexes an export needs to carry its unchanged files over (older releases lack them). */
+export const hasIndexes = (dir: string): boolean => existsSync(join(dir, FILES_INDEX)) && existsSync(join(dir, DOCS_INDEX));
 
-export function parseManifest(text: string): Manifest {
-  const manifest = JSON.parse(text) as Manifest;
-  if (manifest.version !== '1' || typeof manifest.files !== 'object' || !Array.isArray(manifest.stamps)) {
-    throw new Error('not a pegscope manifest (version "1" with files and stamps)');
+const STAMP_PAIRS = 'SELECT DISTINCT stamp_height AS height, stamp_time AS time FROM x_files WHERE stamp_height IS NOT NULL';
+/** One `"path":{…}` member per file, rendered by DuckDB so a tree of millions of files never becomes one string. */
+const MEMBERS = `SELECT to_json(f.path)::VARCHAR || ':{"size":' || f.size || ',"sha256":"' || f.sha256 || '"'
+    || coalesce(',"stamp":' || s.i, '') || '}' AS member
+  FROM x_files f
+  LEFT JOIN (SELECT height, time, row_number() OVER (ORDER BY height, time) - 1 AS i FROM (${STAMP_PAIRS})) s
+    ON s.height = f.stamp_height AND s.time = f.stamp_time
+  ORDER BY f.path`;
+
+/**
+ * Writes manifest.json from the writer's x_files table, streaming; returns
+ * its size in bytes. The manifest lists every file of the release (itself
+ * excepted) with size and sha256, one `"path":{"size","sha256","stamp"?}`
+ * per line in path order, after {version, network, as_of_height,
+ * updated_at, stamps}. Per-query documents carry `stamp`, an index into
+ * `stamps`: the analysis (as_of_height, updated_at) that last changed them.
+ */
+export async function writeManifest(db: Db, path: string, stamp: AnalysisStamp): Promise<number> {
+  const stamps = await db.all<{ height: number; time: bigint }>(`${STAMP_PAIRS} ORDER BY height, time`);
+  const head = JSON.stringify({
+    version: '1', network: stamp.network, as_of_height: stamp.as_of_height, updated_at: stamp.updated_at,
+    stamps: stamps.map((s) => [s.height, Number(s.time)]),
+  });
+  const file = await open(path, 'w');
+  let bytes = 0;
+  const write = async (text: string): Promise<void> => {
+    bytes += Buffer.byteLength(text);
+    await file.write(text);
+  };
+  try {
+    await write(`${head.slice(0, -1)},"files":{`);
+    let separator = '\n';
+    const result = await db.conn.stream(MEMBERS);
+    for await (const rows of result.yieldRowsJs()) {
+      if (rows.length === 0) continue;
+      await write(separator + rows.map(([member]) => member).join(',\n'));
+      separator = ',\n';
+    }
+    await write('\n}}\n');
+  } finally {
+    await file.close();
   }
-  return manifest;
+  return bytes;
 }

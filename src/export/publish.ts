@@ -1,9 +1,8 @@
 import { execFile } from 'node:child_process';
-import { mkdir, open, readdir, readFile, readlink, rename, rm, symlink } from 'node:fs/promises';
+import { mkdir, open, readdir, readlink, rename, rm, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { MANIFEST_FILE, parseManifest, type Manifest } from './manifest.js';
-import type { PreviousRelease } from './writer.js';
+import { hasIndexes } from './manifest.js';
 
 /**
  * Release directories of one network's out dir (SPEC §4):
@@ -23,21 +22,11 @@ export function releaseId(asOfHeight: number, now: Date = new Date()): string {
   return `${stamp}-h${asOfHeight}`;
 }
 
-/** The release current points at, with its manifest; null when none or unreadable (then everything is written anew). */
-export async function currentRelease(outDir: string): Promise<PreviousRelease | null> {
-  try {
-    const dir = resolve(outDir, await readlink(join(outDir, CURRENT)));
-    return { dir, manifest: parseManifest(await readFile(join(dir, MANIFEST_FILE), 'utf8')) };
-  } catch {
-    return null;
-  }
-}
-
 export interface StartedRelease {
   /** The temporary directory to write the release into. */
   dir: string;
-  /** When `dir` holds a recycled old release: its id and manifest, describing the files already there. */
-  recycled: { id: string; manifest: Manifest } | null;
+  /** When `dir` holds a recycled old release (its files index describes the files already there): its id. */
+  recycled: string | null;
 }
 
 /**
@@ -56,27 +45,23 @@ export async function startRelease(outDir: string, id: string, recycleAt?: numbe
   const dir = join(releases, `${TMP_PREFIX}${id}`);
   const recycled = recycleAt === undefined ? null : await oldestPrunable(outDir, recycleAt);
   if (recycled) {
-    await rename(join(releases, recycled.id), dir);
+    await rename(join(releases, recycled), dir);
     return { dir, recycled };
   }
   await mkdir(dir);
   return { dir, recycled: null };
 }
 
-async function oldestPrunable(outDir: string, atLeast: number): Promise<{ id: string; manifest: Manifest } | null> {
-  const current = await currentTarget(outDir);
+/** A release without files index is not recycled (pruning removes it after the export). */
+async function oldestPrunable(outDir: string, atLeast: number): Promise<string | null> {
+  const current = await currentRelease(outDir);
   const names = await completeReleases(outDir);
   const oldest = names.length >= atLeast ? names.find((name) => resolve(outDir, RELEASES, name) !== current) : undefined;
-  if (!oldest) return null;
-  try {
-    return { id: oldest, manifest: parseManifest(await readFile(join(outDir, RELEASES, oldest, MANIFEST_FILE), 'utf8')) };
-  } catch {
-    return null;
-  }
+  return oldest && hasIndexes(join(outDir, RELEASES, oldest)) ? oldest : null;
 }
 
-/** The absolute path current points at (compared with resolve(), since outDir may be relative). */
-const currentTarget = (outDir: string): Promise<string | null> =>
+/** The absolute path of the release current points at, or null (compared with resolve(), since outDir may be relative). */
+export const currentRelease = (outDir: string): Promise<string | null> =>
   readlink(join(outDir, CURRENT)).then((target) => resolve(outDir, target), () => null);
 
 const completeReleases = async (outDir: string): Promise<string[]> =>
@@ -103,7 +88,7 @@ export async function publishRelease(outDir: string, tmpDir: string, id: string)
 /** Removes all but the newest `keep` complete releases; never the current one. */
 export async function pruneReleases(outDir: string, keep: number): Promise<string[]> {
   const releases = join(outDir, RELEASES);
-  const current = await currentTarget(outDir);
+  const current = await currentRelease(outDir);
   const names = await completeReleases(outDir);
   const doomed = names.slice(0, Math.max(0, names.length - keep)).filter((name) => resolve(releases, name) !== current);
   for (const name of doomed) await rm(join(releases, name), { recursive: true, force: true });

@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
+import type { DuckDBAppender, DuckDBValue } from '@duckdb/node-api';
 import { wrapJson, type AnalysisStamp } from '../api/envelope.js';
+import type { Db } from '../store/db.js';
 import { FileQueue } from './file-queue.js';
-import { stampOf, type Manifest, type ManifestEntry } from './manifest.js';
+import { FILES_INDEX, MANIFEST_FILE } from './manifest.js';
 
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
@@ -15,9 +17,17 @@ export const GZ_MIN = 4096;
 export const BR_MIN = 65536;
 const BR_GAIN = 0.9;
 
-export interface PreviousRelease {
-  dir: string;
-  manifest: Manifest;
+/** The per-query document a file belongs to; an unchanged document's files move to the next release together. */
+export interface DocKey {
+  kind: string;
+  q: string;
+}
+
+/** A file as the manifest lists it. */
+export interface FileEntry {
+  path: string;
+  size: number;
+  sha256: string;
 }
 
 export interface WriterCounts {
@@ -27,245 +37,235 @@ export interface WriterCounts {
   reused: number;
   /** Already in place: unchanged in the recycled release the writer writes into. */
   kept: number;
+  /** Bytes actually written (reused and kept files cost none). */
   bytes: number;
 }
 
-type How = 'written' | 'reused' | 'kept';
-const SIBLINGS = ['', '.gz', '.br'];
-
 const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
+export const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
 /**
- * Writes the files of one release directory and records them for the
- * manifest. A file whose bytes equal the previous release's is hard-linked
- * from there (with its compressed siblings) instead of written, unless
- * `reuse` is off; either way the resulting tree is the same. File operations
- * run in order on a worker thread: call `finish` before reading the tree.
- *
- * `recycled` is the manifest of an old release whose directory `dir` is (one
- * the export would prune anyway): its files that already hold the right bytes
- * stay untouched, every other name is removed before it is written or linked
- * (never written through, since releases share inodes), and names the new
- * release lacks are removed by `finish`.
+ * The files of a release as DuckDB rows, so that deciding what to carry over
+ * from the previous release is one join, and memory does not grow with the
+ * tree. data/files.parquet is this table without `how`; it lists every file
+ * of the release but itself and manifest.json.
+ */
+const FILE_COLUMNS = 'path, size, sha256, stamp_height, stamp_time, kind, q';
+const CREATE_FILES = `CREATE OR REPLACE TEMP TABLE x_files (path VARCHAR, size BIGINT, sha256 VARCHAR,
+  stamp_height INTEGER, stamp_time BIGINT, kind VARCHAR, q VARCHAR, how VARCHAR)`;
+const loadFiles = (table: string, parquet: string | null): string => parquet
+  ? `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT ${FILE_COLUMNS} FROM read_parquet(${sqlString(parquet)})`
+  : `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT ${FILE_COLUMNS} FROM x_files WHERE false`;
+
+/** The previous release's files of the unchanged documents (x_unchanged) of one kind; `kept` when the recycled release already has the same bytes there. */
+const PLAN_CARRY = `CREATE OR REPLACE TEMP TABLE x_carry AS
+  SELECT f.*, r.path IS NOT NULL AS kept
+  FROM x_prev_files f
+  SEMI JOIN x_unchanged u ON u.q = f.q
+  LEFT JOIN x_recycled_files r ON r.path = f.path AND r.sha256 = f.sha256
+  WHERE f.kind = $1`;
+const RECYCLED_TO_REMOVE = `SELECT r.path FROM x_recycled_files r
+  ANTI JOIN (SELECT path FROM x_carry WHERE kept) k ON k.path = r.path
+  WHERE r.kind = $1`;
+const CARRIED_DIRS = "SELECT DISTINCT regexp_extract(path, '^(.*)/[^/]*$', 1) AS dir FROM x_carry WHERE NOT kept";
+const CARRIED_TO_LINK = 'SELECT path FROM x_carry WHERE NOT kept ORDER BY path';
+const RECORD_CARRIED = `INSERT INTO x_files SELECT ${FILE_COLUMNS}, CASE WHEN kept THEN 'kept' ELSE 'reused' END FROM x_carry`;
+const RECYCLED_OTHER_FILES = 'SELECT path FROM x_recycled_files WHERE kind IS NULL';
+const COUNTS = `SELECT count(*) AS files, count(*) FILTER (how = 'written') AS written, count(*) FILTER (how = 'reused') AS reused,
+  count(*) FILTER (how = 'kept') AS kept, coalesce(sum(size) FILTER (how = 'written'), 0) AS bytes FROM x_files`;
+export const DROP_WRITER_TABLES = ['x_files', 'x_prev_files', 'x_recycled_files', 'x_carry'].map((t) => `DROP TABLE IF EXISTS ${t};`).join('\n');
+
+export interface WriterOptions {
+  /** The current release, when its files index lets unchanged documents be hard-linked from it. */
+  previousDir: string | null;
+  /** `dir` holds a recycled old release (one pruning would remove) with a files index. */
+  recycled: boolean;
+}
+
+/**
+ * Writes the files of one release directory and records them in x_files for
+ * the manifest. Per-query documents whose body is unchanged since the
+ * previous release are carried over whole by `carryUnchanged`: hard-linked,
+ * or left in place when `dir` is a recycled release that already has them.
+ * Every other name of a recycled release is removed before it gets new bytes
+ * (never written through: releases share inodes). File operations run in
+ * order on a worker thread.
  */
 export class ReleaseWriter {
-  private readonly entries = new Map<string, ManifestEntry>();
-  private readonly how = new Map<string, How>();
-  /** Files of the recycled release not yet kept or removed. */
-  private readonly stale: Map<string, ManifestEntry>;
-  private readonly stamps: [number, number][] = [];
   private readonly dirs = new Set<string>();
   private readonly files = new FileQueue();
-  readonly counts: WriterCounts = { files: 0, written: 0, reused: 0, kept: 0, bytes: 0 };
+  private appending = true;
 
-  constructor(
-    readonly dir: string,
-    readonly stamp: AnalysisStamp,
-    private readonly previous: PreviousRelease | null,
-    private readonly reuse: boolean,
-    recycled: Manifest | null = null,
-  ) {
-    this.stale = new Map(Object.entries(recycled?.files ?? {}));
+  private constructor(private readonly db: Db, readonly dir: string, private readonly previousDir: string | null, private readonly appender: DuckDBAppender) {}
+
+  static async open(db: Db, dir: string, opts: WriterOptions): Promise<ReleaseWriter> {
+    await db.exec(CREATE_FILES);
+    await db.exec(loadFiles('x_prev_files', opts.previousDir && join(opts.previousDir, FILES_INDEX)));
+    await db.exec(loadFiles('x_recycled_files', opts.recycled ? join(dir, FILES_INDEX) : null));
+    const writer = new ReleaseWriter(db, dir, opts.previousDir, await db.conn.createAppender('x_files', 'main', 'temp'));
+    try {
+      // Files outside documents are always written anew, and the indexes always change.
+      for (const path of [MANIFEST_FILE, FILES_INDEX]) await writer.remove(path);
+      if (opts.recycled) await writer.eachPath(RECYCLED_OTHER_FILES, [], (path) => writer.remove(path));
+    } catch (err) {
+      await writer.abandon();
+      throw err;
+    }
+    return writer;
   }
 
-  /** A file of the release with these bytes (`bytes` counts what was actually written). */
-  async put(path: string, data: string | Buffer, stampIndex?: number): Promise<void> {
-    const hash = sha256(data);
-    if (await this.keepOrClearRecycled(path, hash, stampIndex)) return;
-    const before = this.previous?.manifest.files[path];
-    if (before && before.sha256 === hash && this.reuse) {
-      await this.linkPrevious(path, before, stampIndex);
-      return;
-    }
+  /** A file of the release with these bytes; returns it and its compressed siblings. */
+  async put(path: string, data: string | Buffer, doc?: DocKey, stamp?: AnalysisStamp): Promise<FileEntry[]> {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
     await this.ensureDir(path);
-    await this.forget(path);
     await this.files.push({ op: 'write', path: join(this.dir, path), data: bytes });
-    this.record(path, { size: bytes.length, sha256: hash, ...(stampIndex === undefined ? {} : { stamp: stampIndex }) }, 'written');
-    await this.compress(path, bytes);
+    const file = { path, size: bytes.length, sha256: sha256(bytes) };
+    this.record(file, doc, stamp);
+    return [file, ...await this.compress(path, bytes, doc)];
   }
 
-  /**
-   * A per-query document `{envelope, key: body}`. When its body is unchanged
-   * since the previous release it keeps that release's stamp (and bytes), so
-   * unchanged documents are reused and only changed ones carry the new analysis.
-   */
-  async putDocument(path: string, key: string, body: string): Promise<void> {
-    const before = this.previous?.manifest.files[path];
-    const oldStamp = before && this.previous ? stampOf(this.previous.manifest, before) : null;
-    if (oldStamp) {
-      const old = wrapJson(oldStamp, key, body);
-      if (sha256(old) === before!.sha256) {
-        await this.put(path, old, this.stampIndex(oldStamp));
-        return;
-      }
-    }
-    await this.put(path, wrapJson(this.stamp, key, body), this.stampIndex(this.stamp));
+  /** A per-query document `{envelope, key: body}` stamped with the analysis that last changed its body. */
+  putDocument(path: string, key: string, body: string, doc: DocKey, stamp: AnalysisStamp): Promise<FileEntry[]> {
+    return this.put(path, wrapJson(stamp, key, body), doc, stamp);
   }
 
-  /**
-   * Links a file (and its compressed siblings) unchanged from the previous
-   * release, keeping its stamp; false when the previous release lacks it.
-   */
-  async reuseUnchanged(path: string): Promise<boolean> {
-    const before = this.previous?.manifest.files[path];
-    if (!before || !this.reuse) return false;
-    const stamp = stampOf(this.previous!.manifest, before);
-    const stampIndex = stamp ? this.stampIndex(stamp) : undefined;
-    if (await this.keepOrClearRecycled(path, before.sha256, stampIndex)) return true;
-    await this.linkPrevious(path, before, stampIndex);
-    return true;
-  }
-
-  /** A second name (hard link) for a file already in this release, counted like the file it names. */
-  async alias(path: string, existing: string): Promise<void> {
-    const entry = this.entries.get(existing);
-    if (!entry) throw new Error(`cannot alias ${path}: ${existing} is not in the release`);
-    if (await this.keepOrClearRecycled(path, entry.sha256, entry.stamp)) return;
+  /** A second name (hard link) for files just put, e.g. a block by hash next to the block by height. */
+  async alias(path: string, files: FileEntry[], doc: DocKey, stamp: AnalysisStamp): Promise<void> {
     await this.ensureDir(path);
-    for (const ext of SIBLINGS) {
-      const sibling = this.entries.get(existing + ext);
-      if (!sibling) continue;
-      await this.files.push({ op: 'link', from: join(this.dir, existing + ext), path: join(this.dir, path + ext) });
-      this.entries.set(path + ext, sibling);
-      this.counts.files++;
-      this.counts[this.how.get(existing + ext) ?? 'written']++;
+    const [main] = files;
+    for (const file of files) {
+      const name = path + file.path.slice(main!.path.length);
+      await this.files.push({ op: 'link', from: join(this.dir, file.path), path: join(this.dir, name) });
+      this.record({ ...file, path: name }, doc, file === main ? stamp : undefined);
     }
   }
 
-  /** A file something else (DuckDB COPY) wrote into the release; swapped for a link when unchanged. */
+  /**
+   * Carries the files of one kind's unchanged documents (table x_unchanged,
+   * column q) over from the previous release, and removes the recycled
+   * release's other files of that kind before they are written again.
+   */
+  async carryUnchanged(kind: string): Promise<void> {
+    await this.db.exec(PLAN_CARRY, [kind]);
+    await this.eachPath(RECYCLED_TO_REMOVE, [kind], (path) => this.remove(path));
+    await this.eachPath(CARRIED_DIRS, [], (dir) => this.mkdirOnce(join(this.dir, dir)));
+    await this.eachPath(CARRIED_TO_LINK, [], (path) =>
+      this.files.push({ op: 'link', from: join(this.previousDir!, path), path: join(this.dir, path) }));
+    this.appender.flushSync();
+    await this.db.exec(RECORD_CARRIED);
+  }
+
+  /** A file something else (DuckDB COPY) wrote into the release. */
   async adopt(path: string): Promise<void> {
-    const full = join(this.dir, path);
-    const bytes = await readFile(full);
-    const hash = sha256(bytes);
-    const before = this.previous?.manifest.files[path];
-    if (before && before.sha256 === hash && this.reuse) {
-      await this.files.push({ op: 'remove', path: full });
-      await this.linkPrevious(path, before);
-      return;
+    const hash = createHash('sha256');
+    let size = 0;
+    for await (const chunk of createReadStream(join(this.dir, path))) {
+      hash.update(chunk as Buffer);
+      size += (chunk as Buffer).length;
     }
-    this.record(path, { size: bytes.length, sha256: hash }, 'written');
+    this.record({ path, size, sha256: hash.digest('hex') });
   }
 
   /** Where a file of this release lives (for writers that need a path, e.g. COPY); its directory exists on return. */
   async pathFor(path: string): Promise<string> {
     await this.ensureDir(path);
-    await this.clearRecycled(path);
     await this.files.drain();
     return join(this.dir, path);
   }
 
-  /** Waits for every file operation and stops the worker; the tree is complete when it resolves. */
+  /**
+   * Waits for every file operation, then writes the files index (the last
+   * file before manifest.json); the tree is complete when it resolves.
+   */
   async finish(): Promise<void> {
     try {
-      for (const path of [...this.stale.keys()]) await this.clearRecycled(path);
-      await this.files.drain();
+      this.appender.flushSync();
+      await this.db.exec(`COPY (SELECT ${FILE_COLUMNS} FROM x_files ORDER BY path) TO ${sqlString(await this.pathFor(FILES_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
+      await this.adopt(FILES_INDEX);
     } finally {
+      this.closeAppender();
       await this.files.close();
     }
   }
 
   /** Stops the worker after a failure, leaving pending operations unapplied. */
   async abandon(): Promise<void> {
-    await this.files.close();
-  }
-
-  /** Files and stamps for manifest.json, in an order that does not depend on write timing. */
-  manifestParts(): { stamps: [number, number][]; files: Record<string, ManifestEntry> } {
-    const stamps = [...this.stamps].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-    const remap = this.stamps.map((pair) => stamps.indexOf(pair));
-    const paths = [...this.entries.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    const files: Record<string, ManifestEntry> = {};
-    for (const path of paths) {
-      const entry = this.entries.get(path)!;
-      files[path] = entry.stamp === undefined ? entry : { ...entry, stamp: remap[entry.stamp]! };
-    }
-    return { stamps, files };
-  }
-
-  private stampIndex(stamp: AnalysisStamp): number {
-    const at = this.stamps.findIndex(([h, t]) => h === stamp.as_of_height && t === stamp.updated_at);
-    if (at >= 0) return at;
-    this.stamps.push([stamp.as_of_height, stamp.updated_at]);
-    return this.stamps.length - 1;
-  }
-
-  /**
-   * Takes the recycled release's file at this name when it already has these
-   * bytes (with its compressed siblings) and returns true; otherwise removes
-   * it so the name can get new bytes, and returns false.
-   */
-  private async keepOrClearRecycled(path: string, hash: string, stampIndex?: number): Promise<boolean> {
-    if (this.stale.get(path)?.sha256 !== hash) {
-      await this.clearRecycled(path);
-      return false;
-    }
-    for (const ext of SIBLINGS) {
-      const sibling = this.stale.get(path + ext);
-      if (!sibling) continue;
-      this.stale.delete(path + ext);
-      const stamped = ext === '' && stampIndex !== undefined ? { stamp: stampIndex } : {};
-      this.record(path + ext, { size: sibling.size, sha256: sibling.sha256, ...stamped }, 'kept');
-    }
-    return true;
-  }
-
-  /** Removes the recycled release's file at this name (and its siblings) before the name gets new bytes. */
-  private async clearRecycled(path: string): Promise<void> {
-    for (const ext of SIBLINGS) {
-      if (this.stale.delete(path + ext)) await this.files.push({ op: 'remove', path: join(this.dir, path + ext) });
+    try {
+      this.closeAppender();
+    } finally {
+      await this.files.close();
     }
   }
 
-  private async linkPrevious(path: string, before: ManifestEntry, stampIndex?: number): Promise<void> {
-    await this.ensureDir(path);
-    await this.files.push({ op: 'link', from: join(this.previous!.dir, path), path: join(this.dir, path) });
-    const entry: ManifestEntry = { size: before.size, sha256: before.sha256, ...(stampIndex === undefined ? {} : { stamp: stampIndex }) };
-    this.record(path, entry, 'reused');
-    for (const ext of SIBLINGS.slice(1)) {
-      const sibling = this.previous!.manifest.files[path + ext];
-      if (!sibling) continue;
-      await this.files.push({ op: 'link', from: join(this.previous!.dir, path + ext), path: join(this.dir, path + ext) });
-      this.record(path + ext, sibling, 'reused');
-    }
+  async counts(): Promise<WriterCounts> {
+    const row = (await this.db.one<Record<keyof WriterCounts, bigint>>(COUNTS))!;
+    return { files: Number(row.files), written: Number(row.written), reused: Number(row.reused), kept: Number(row.kept), bytes: Number(row.bytes) };
   }
 
-  /**
-   * Drops a name already in this release before it is written again, so the
-   * write makes a new file instead of truncating an inode the previous
-   * release shares.
-   */
-  private async forget(path: string): Promise<void> {
-    for (const name of SIBLINGS.map((ext) => path + ext)) {
-      if (!this.entries.delete(name)) continue;
-      await this.files.push({ op: 'remove', path: join(this.dir, name) });
-      this.counts.files--;
-      this.counts[this.how.get(name) ?? 'written']--;
-    }
+  private closeAppender(): void {
+    if (!this.appending) return;
+    this.appending = false;
+    this.appender.closeSync();
   }
 
-  private async compress(path: string, bytes: Buffer): Promise<void> {
-    if (bytes.length < GZ_MIN) return;
+  /** A file this export wrote (carried files are recorded in SQL). */
+  private record(file: FileEntry, doc?: DocKey, stamp?: AnalysisStamp): void {
+    const a = this.appender;
+    a.appendVarchar(file.path);
+    a.appendBigInt(BigInt(file.size));
+    a.appendVarchar(file.sha256);
+    if (stamp) {
+      a.appendInteger(stamp.as_of_height);
+      a.appendBigInt(BigInt(stamp.updated_at));
+    } else {
+      a.appendNull();
+      a.appendNull();
+    }
+    if (doc) {
+      a.appendVarchar(doc.kind);
+      a.appendVarchar(doc.q);
+    } else {
+      a.appendNull();
+      a.appendNull();
+    }
+    a.appendVarchar('written');
+    a.endRow();
+  }
+
+  private async compress(path: string, bytes: Buffer, doc?: DocKey): Promise<FileEntry[]> {
+    if (bytes.length < GZ_MIN) return [];
     const gz = await gzipAsync(bytes, { level: 9 });
-    await this.files.push({ op: 'write', path: join(this.dir, `${path}.gz`), data: gz });
-    this.record(`${path}.gz`, { size: gz.length, sha256: sha256(gz) }, 'written');
-    if (bytes.length < BR_MIN) return;
+    const siblings = [await this.putCompressed(`${path}.gz`, gz, doc)];
+    if (bytes.length < BR_MIN) return siblings;
     const br = await brotliAsync(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length } });
-    if (br.length >= gz.length * BR_GAIN) return;
-    await this.files.push({ op: 'write', path: join(this.dir, `${path}.br`), data: br });
-    this.record(`${path}.br`, { size: br.length, sha256: sha256(br) }, 'written');
+    if (br.length < gz.length * BR_GAIN) siblings.push(await this.putCompressed(`${path}.br`, br, doc));
+    return siblings;
   }
 
-  private record(path: string, entry: ManifestEntry, how: How): void {
-    this.entries.set(path, entry);
-    this.how.set(path, how);
-    this.counts.files++;
-    this.counts[how]++;
-    if (how === 'written') this.counts.bytes += entry.size;
+  private async putCompressed(path: string, bytes: Buffer, doc?: DocKey): Promise<FileEntry> {
+    await this.files.push({ op: 'write', path: join(this.dir, path), data: bytes });
+    const file = { path, size: bytes.length, sha256: sha256(bytes) };
+    this.record(file, doc);
+    return file;
   }
 
-  private async ensureDir(path: string): Promise<void> {
-    const dir = dirname(join(this.dir, path));
+  private remove(path: string): Promise<void> {
+    return this.files.push({ op: 'remove', path: join(this.dir, path) });
+  }
+
+  /** Streams a one-column query's values to `each`, a DuckDB chunk at a time. */
+  private async eachPath(sql: string, params: DuckDBValue[], each: (value: string) => Promise<void>): Promise<void> {
+    const result = await this.db.conn.stream(sql, params);
+    for await (const rows of result.yieldRowsJs()) {
+      for (const [value] of rows) await each(String(value));
+    }
+  }
+
+  private ensureDir(path: string): Promise<void> {
+    return this.mkdirOnce(dirname(join(this.dir, path)));
+  }
+
+  private async mkdirOnce(dir: string): Promise<void> {
     if (this.dirs.has(dir)) return;
     this.dirs.add(dir);
     await this.files.push({ op: 'mkdir', path: dir });
