@@ -1,4 +1,4 @@
-import type { Db } from '../store/db.js';
+import { sqlString, type Db } from '../store/db.js';
 import type { ReleaseWriter } from './writer.js';
 
 /**
@@ -17,15 +17,13 @@ export const DUMPS: Record<string, string> = {
     FROM a_links ORDER BY confidence DESC, block_gap, pegout_txid, pegout_vout, pegin_txid, pegin_vout`,
 };
 
-const quotePath = (path: string): string => `'${path.replace(/'/g, "''")}'`;
-
 export async function writeDumps(db: Db, writer: ReleaseWriter): Promise<void> {
   for (const [name, query] of Object.entries(DUMPS)) {
     const csv = `dumps/${name}.csv.gz`;
     const parquet = `dumps/${name}.parquet`;
-    await db.exec(`COPY (${query}) TO ${quotePath(await writer.pathFor(csv))} (FORMAT csv, HEADER, COMPRESSION gzip)`);
+    await db.exec(`COPY (${query}) TO ${sqlString(await writer.pathFor(csv))} (FORMAT csv, HEADER, COMPRESSION gzip)`);
     await writer.adopt(csv);
-    await db.exec(`COPY (${query}) TO ${quotePath(await writer.pathFor(parquet))} (FORMAT parquet, COMPRESSION zstd)`);
+    await db.exec(`COPY (${query}) TO ${sqlString(await writer.pathFor(parquet))} (FORMAT parquet, COMPRESSION zstd)`);
     await writer.adopt(parquet);
   }
 }

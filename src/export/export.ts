@@ -5,7 +5,7 @@ import { isValidAddress } from '../domain/address.js';
 import { networkParams, type NetworkName } from '../domain/network.js';
 import { buildAmountTable } from '../domain/privacy.js';
 import { fromBigint } from '../domain/amount.js';
-import type { Db } from '../store/db.js';
+import { sqlString, type Db } from '../store/db.js';
 import { silentProgress, type Progress } from '../progress.js';
 import type { AnalysisStamp } from '../api/envelope.js';
 import { healthDocument } from '../api/health.js';
@@ -22,7 +22,7 @@ import { redirectsFile, headersFile, nginxSnippet } from './configs.js';
 import { writeDumps } from './dumps.js';
 import { DOCS_INDEX, hasIndexes, MANIFEST_FILE, writeManifest } from './manifest.js';
 import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease } from './publish.js';
-import { DROP_WRITER_TABLES, ReleaseWriter, sqlString, type DocKey, type WriterCounts } from './writer.js';
+import { DROP_WRITER_TABLES, ReleaseWriter, type DocKey, type WriterCounts } from './writer.js';
 
 export interface ExportOptions {
   outDir: string;

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import type { DuckDBAppender, DuckDBValue } from '@duckdb/node-api';
 import { wrapJson, type AnalysisStamp } from '../api/envelope.js';
-import type { Db } from '../store/db.js';
+import { sqlString, type Db } from '../store/db.js';
 import { FileQueue } from './file-queue.js';
 import { FILES_INDEX, MANIFEST_FILE } from './manifest.js';
 
@@ -42,7 +42,6 @@ export interface WriterCounts {
 }
 
 const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
-export const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
 /**
  * The files of a release as DuckDB rows, so that deciding what to carry over

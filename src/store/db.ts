@@ -10,6 +10,9 @@ export function readSql(moduleUrl: string, name: string): string {
   return readFileSync(join(dirname(fileURLToPath(moduleUrl)), name), 'utf8');
 }
 
+/** A string as a SQL literal, for the places DuckDB takes no parameter (COPY … TO, read_parquet paths). */
+export const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
+
 /** One open pegscope database: a DuckDB file (or :memory:) with the base schema applied. */
 export class Db {
   private constructor(readonly path: string, readonly instance: DuckDBInstance, readonly conn: DuckDBConnection) {}
