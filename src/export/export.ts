@@ -1,6 +1,5 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import pLimit from 'p-limit';
 import { isValidAddress } from '../domain/address.js';
 import { networkParams, type NetworkName } from '../domain/network.js';
 import { buildAmountTable } from '../domain/privacy.js';
@@ -47,8 +46,6 @@ export interface ExportResult {
   bytes: number;
 }
 
-/** Files written at once; enough to keep the disk busy, few enough to bound memory. */
-const CONCURRENCY = 32;
 const TXID = /^[0-9a-f]{64}$/;
 
 const json = (value: unknown): string => JSON.stringify(value);
@@ -167,6 +164,7 @@ type EachDocument = (row: DocRow, doc: DocKey) => Promise<void>;
 
 /** Documents fetched into JavaScript at once: enough to keep the file worker busy, few enough to bound memory. */
 const PAGE_ROWS = 4096;
+const FETCH_PAGE = 'SELECT * EXCLUDE (rn) FROM x_fetch WHERE rn > $1 AND rn <= $2 ORDER BY rn';
 
 /** The per-query documents of this export, written to DOCS_INDEX for the next one. */
 const CREATE_DOCS = 'CREATE OR REPLACE TEMP TABLE x_docs (kind VARCHAR, q VARCHAR, h VARCHAR, stamp_height INTEGER, stamp_time BIGINT)';
@@ -221,7 +219,7 @@ async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: Analysi
   });
   await docs('block', block.QUERY, async ({ q, body, stamp, hash }, doc) => {
     const files = await writer.putDocument(`api/block/${q}.json`, 'block', body, doc, stamp);
-    if (TXID.test(String(hash))) await writer.alias(`api/block/${String(hash)}.json`, files, doc, stamp);
+    if (TXID.test(String(hash))) writer.alias(`api/block/${String(hash)}.json`, files, doc, stamp);
   });
   await db.exec(`COPY (SELECT * FROM x_docs ORDER BY kind, q) TO ${sqlString(await writer.pathFor(DOCS_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
   await writer.adopt(DOCS_INDEX);
@@ -240,14 +238,18 @@ async function eachDocument(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp,
   await writer.carryUnchanged(kind);
   const total = Number((await db.one<{ n: bigint }>('SELECT count(*) AS n FROM x_fetch'))!.n);
   progress.start(`export ${kind}`, total, 'docs');
-  const limit = pLimit(CONCURRENCY);
+  const page = (from: number) => db.all<Record<string, unknown>>(FETCH_PAGE, [from, from + PAGE_ROWS]);
+  let next = page(0);
   for (let done = 0; done < total; done += PAGE_ROWS) {
-    const rows = await db.all<Record<string, unknown>>('SELECT * EXCLUDE (rn) FROM x_fetch WHERE rn > $1 AND rn <= $2 ORDER BY rn', [done, done + PAGE_ROWS]);
-    await Promise.all(rows.map((row) => limit(() => {
+    const rows = await next;
+    // DuckDB fetches the next page while this one is handed to the file worker.
+    if (done + PAGE_ROWS < total) next = page(done + PAGE_ROWS);
+    await Promise.all(rows.map((row) => {
       const q = String(row.q);
       const rowStamp = { network: stamp.network, as_of_height: Number(row.stamp_height), updated_at: Number(row.stamp_time) };
       return each({ ...row, q, body: String(row.body), stamp: rowStamp }, { kind, q });
-    })));
+    }));
+    await writer.ready();
     progress.update(Math.min(total, done + PAGE_ROWS));
   }
   progress.stop();

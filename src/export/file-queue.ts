@@ -8,13 +8,15 @@ export type FileOp =
 
 /** Operations per message; batches amortise the hop to the worker. */
 const BATCH_OPS = 512;
-/** Batches sent and not yet applied; bounds the memory held by pending writes. */
+/** Batches sent and not yet applied before `ready` waits; bounds the memory held by pending writes. */
 const MAX_IN_FLIGHT = 8;
 
 /**
  * File operations applied in order by one worker thread (file-ops.worker.mjs).
- * `push` only waits when too many batches are pending; `drain` waits for all
- * of them. The first failure is reported by every later push and by drain.
+ * `push` never waits, so queuing a file costs no promise; producers call
+ * `ready` between chunks of work, which waits while too many batches are
+ * pending, and `drain` waits for all of them. The first failure is reported
+ * by every later push, ready and drain.
  */
 export class FileQueue {
   private readonly worker = new Worker(new URL('./file-ops.worker.mjs', import.meta.url));
@@ -36,15 +38,21 @@ export class FileQueue {
     });
   }
 
-  async push(op: FileOp): Promise<void> {
+  push(op: FileOp): void {
     if (this.failure) throw this.failure;
     this.batch.push(op);
-    if (this.batch.length >= BATCH_OPS) await this.send();
+    if (this.batch.length >= BATCH_OPS) this.send();
+  }
+
+  /** Waits until fewer than MAX_IN_FLIGHT batches are pending. */
+  async ready(): Promise<void> {
+    while (this.inFlight >= MAX_IN_FLIGHT && !this.failure) await this.wait();
+    if (this.failure) throw this.failure;
   }
 
   /** Waits until every operation pushed so far has been applied. */
   async drain(): Promise<void> {
-    if (this.batch.length > 0) await this.send();
+    if (this.batch.length > 0) this.send();
     while (this.inFlight > 0 && !this.failure) await this.wait();
     if (this.failure) throw this.failure;
   }
@@ -53,9 +61,7 @@ export class FileQueue {
     await this.worker.terminate();
   }
 
-  private async send(): Promise<void> {
-    while (this.inFlight >= MAX_IN_FLIGHT && !this.failure) await this.wait();
-    if (this.failure) throw this.failure;
+  private send(): void {
     const ops = this.batch;
     this.batch = [];
     this.inFlight++;

@@ -104,7 +104,7 @@ export class ReleaseWriter {
     const writer = new ReleaseWriter(db, dir, opts.previousDir, await db.conn.createAppender('x_files', 'main', 'temp'));
     try {
       // Files outside documents are always written anew, and the indexes always change.
-      for (const path of [MANIFEST_FILE, FILES_INDEX]) await writer.remove(path);
+      for (const path of [MANIFEST_FILE, FILES_INDEX]) writer.remove(path);
       if (opts.recycled) await writer.eachPath(RECYCLED_OTHER_FILES, [], (path) => writer.remove(path));
     } catch (err) {
       await writer.abandon();
@@ -116,11 +116,11 @@ export class ReleaseWriter {
   /** A file of the release with these bytes; returns it and its compressed siblings. */
   async put(path: string, data: string | Buffer, doc?: DocKey, stamp?: AnalysisStamp): Promise<FileEntry[]> {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-    await this.ensureDir(path);
-    await this.files.push({ op: 'write', path: join(this.dir, path), data: bytes });
+    this.ensureDir(path);
+    this.files.push({ op: 'write', path: this.at(path), data: bytes });
     const file = { path, size: bytes.length, sha256: sha256(bytes) };
     this.record(file, doc, stamp);
-    return [file, ...await this.compress(path, bytes, doc)];
+    return bytes.length < GZ_MIN ? [file] : [file, ...await this.compress(path, bytes, doc)];
   }
 
   /** A per-query document `{envelope, key: body}` stamped with the analysis that last changed its body. */
@@ -129,12 +129,12 @@ export class ReleaseWriter {
   }
 
   /** A second name (hard link) for files just put, e.g. a block by hash next to the block by height. */
-  async alias(path: string, files: FileEntry[], doc: DocKey, stamp: AnalysisStamp): Promise<void> {
-    await this.ensureDir(path);
+  alias(path: string, files: FileEntry[], doc: DocKey, stamp: AnalysisStamp): void {
+    this.ensureDir(path);
     const [main] = files;
     for (const file of files) {
       const name = path + file.path.slice(main!.path.length);
-      await this.files.push({ op: 'link', from: join(this.dir, file.path), path: join(this.dir, name) });
+      this.files.push({ op: 'link', from: this.at(file.path), path: this.at(name) });
       this.record({ ...file, path: name }, doc, file === main ? stamp : undefined);
     }
   }
@@ -147,9 +147,9 @@ export class ReleaseWriter {
   async carryUnchanged(kind: string): Promise<void> {
     await this.db.exec(PLAN_CARRY, [kind]);
     await this.eachPath(RECYCLED_TO_REMOVE, [kind], (path) => this.remove(path));
-    await this.eachPath(CARRIED_DIRS, [], (dir) => this.mkdirOnce(join(this.dir, dir)));
+    await this.eachPath(CARRIED_DIRS, [], (dir) => this.mkdirOnce(this.at(dir)));
     await this.eachPath(CARRIED_TO_LINK, [], (path) =>
-      this.files.push({ op: 'link', from: join(this.previousDir!, path), path: join(this.dir, path) }));
+      this.files.push({ op: 'link', from: `${this.previousDir!}/${path}`, path: this.at(path) }));
     this.appender.flushSync();
     await this.db.exec(RECORD_CARRIED);
   }
@@ -158,7 +158,7 @@ export class ReleaseWriter {
   async adopt(path: string): Promise<void> {
     const hash = createHash('sha256');
     let size = 0;
-    for await (const chunk of createReadStream(join(this.dir, path))) {
+    for await (const chunk of createReadStream(this.at(path))) {
       hash.update(chunk as Buffer);
       size += (chunk as Buffer).length;
     }
@@ -167,9 +167,9 @@ export class ReleaseWriter {
 
   /** Where a file of this release lives (for writers that need a path, e.g. COPY); its directory exists on return. */
   async pathFor(path: string): Promise<string> {
-    await this.ensureDir(path);
+    this.ensureDir(path);
     await this.files.drain();
-    return join(this.dir, path);
+    return this.at(path);
   }
 
   /**
@@ -185,6 +185,11 @@ export class ReleaseWriter {
       this.closeAppender();
       await this.files.close();
     }
+  }
+
+  /** Waits while the file worker is too far behind; producers call it between pages. */
+  ready(): Promise<void> {
+    return this.files.ready();
   }
 
   /** Stops the worker after a failure, leaving pending operations unapplied. */
@@ -231,42 +236,48 @@ export class ReleaseWriter {
     a.endRow();
   }
 
+  /** The .gz (and .br when it pays) siblings of a file of at least GZ_MIN bytes. */
   private async compress(path: string, bytes: Buffer, doc?: DocKey): Promise<FileEntry[]> {
-    if (bytes.length < GZ_MIN) return [];
     const gz = await gzipAsync(bytes, { level: 9 });
-    const siblings = [await this.putCompressed(`${path}.gz`, gz, doc)];
+    const siblings = [this.putCompressed(`${path}.gz`, gz, doc)];
     if (bytes.length < BR_MIN) return siblings;
     const br = await brotliAsync(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length } });
-    if (br.length < gz.length * BR_GAIN) siblings.push(await this.putCompressed(`${path}.br`, br, doc));
+    if (br.length < gz.length * BR_GAIN) siblings.push(this.putCompressed(`${path}.br`, br, doc));
     return siblings;
   }
 
-  private async putCompressed(path: string, bytes: Buffer, doc?: DocKey): Promise<FileEntry> {
-    await this.files.push({ op: 'write', path: join(this.dir, path), data: bytes });
+  private putCompressed(path: string, bytes: Buffer, doc?: DocKey): FileEntry {
+    this.files.push({ op: 'write', path: this.at(path), data: bytes });
     const file = { path, size: bytes.length, sha256: sha256(bytes) };
     this.record(file, doc);
     return file;
   }
 
-  private remove(path: string): Promise<void> {
-    return this.files.push({ op: 'remove', path: join(this.dir, path) });
+  private remove(path: string): void {
+    this.files.push({ op: 'remove', path: this.at(path) });
   }
 
   /** Streams a one-column query's values to `each`, a DuckDB chunk at a time. */
-  private async eachPath(sql: string, params: DuckDBValue[], each: (value: string) => Promise<void>): Promise<void> {
+  private async eachPath(sql: string, params: DuckDBValue[], each: (value: string) => void): Promise<void> {
     const result = await this.db.conn.stream(sql, params);
     for await (const rows of result.yieldRowsJs()) {
-      for (const [value] of rows) await each(String(value));
+      for (const [value] of rows) each(String(value));
+      await this.files.ready();
     }
   }
 
-  private ensureDir(path: string): Promise<void> {
-    return this.mkdirOnce(dirname(join(this.dir, path)));
+  /** A release path on disk; paths are built from validated parts, so concatenation (not path.join's normalising) is enough. */
+  private at(path: string): string {
+    return `${this.dir}/${path}`;
   }
 
-  private async mkdirOnce(dir: string): Promise<void> {
+  private ensureDir(path: string): void {
+    this.mkdirOnce(dirname(this.at(path)));
+  }
+
+  private mkdirOnce(dir: string): void {
     if (this.dirs.has(dir)) return;
     this.dirs.add(dir);
-    await this.files.push({ op: 'mkdir', path: dir });
+    this.files.push({ op: 'mkdir', path: dir });
   }
 }
