@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { guardCell, toCsv } from '../src/api/csv.js';
-import { document, wrapJson, type AnalysisStamp } from '../src/api/envelope.js';
+import { document, wrapJson, wrapJsonSql, type AnalysisStamp } from '../src/api/envelope.js';
+import { NETWORKS, type NetworkName } from '../src/domain/network.js';
+import { Db } from '../src/store/db.js';
 import { sliceLinks, linksDocument, type LinkRecord } from '../src/api/links.js';
 import { truncateFollow, type Follow } from '../src/api/follow.js';
 import { sliceAmounts, amountsDocument } from '../src/api/top-amounts.js';
@@ -56,6 +58,24 @@ describe('documents', () => {
   it('wrapJson gives the same bytes as stringifying the document', () => {
     const body = { query: 'x', hops: [{ confidence: 0.5 }], total_confidence: 0.5 };
     expect(wrapJson(stamp, 'follow', JSON.stringify(body))).toBe(JSON.stringify(document(stamp, { follow: body })));
+  });
+
+  it('wrapJsonSql renders in DuckDB the same bytes as wrapJson', async () => {
+    const db = await Db.open(':memory:');
+    try {
+      const bodies = [JSON.stringify({ q: "it's \"quoted\" ☃", n: [1, 2.5] }), '[]', '{}'];
+      for (const network of Object.keys(NETWORKS) as NetworkName[]) {
+        for (const [height, time] of [[0, 0], [600000, 1800000000], [2147483647, 9007199254740991]] as const) {
+          for (const body of bodies) {
+            const expr = wrapJsonSql(network, 'trace', { height: '$1::INTEGER', time: '$2::BIGINT', body: '$3::VARCHAR' });
+            const row = await db.one<{ text: string }>(`SELECT ${expr} AS text`, [height, BigInt(time), body]);
+            expect(row!.text).toBe(wrapJson({ network, as_of_height: height, updated_at: time }, 'trace', body));
+          }
+        }
+      }
+    } finally {
+      db.close();
+    }
   });
 
   it('the index names every endpoint with its parameters, the disclaimer, licences and attribution', () => {

@@ -17,13 +17,22 @@ export const DUMPS: Record<string, string> = {
     FROM a_links ORDER BY confidence DESC, block_gap, pegout_txid, pegout_vout, pegin_txid, pegin_vout`,
 };
 
+/**
+ * Writes the dumps on a connection of their own, so that DuckDB compresses
+ * them while the exporter's connection renders and fetches documents.
+ */
 export async function writeDumps(db: Db, writer: ReleaseWriter): Promise<void> {
-  for (const [name, query] of Object.entries(DUMPS)) {
-    const csv = `dumps/${name}.csv.gz`;
-    const parquet = `dumps/${name}.parquet`;
-    await db.exec(`COPY (${query}) TO ${sqlString(await writer.pathFor(csv))} (FORMAT csv, HEADER, COMPRESSION gzip)`);
-    await writer.adopt(csv);
-    await db.exec(`COPY (${query}) TO ${sqlString(await writer.pathFor(parquet))} (FORMAT parquet, COMPRESSION zstd)`);
-    await writer.adopt(parquet);
+  const conn = await db.instance.connect();
+  try {
+    for (const [name, query] of Object.entries(DUMPS)) {
+      const csv = `dumps/${name}.csv.gz`;
+      const parquet = `dumps/${name}.parquet`;
+      await conn.run(`COPY (${query}) TO ${sqlString(await writer.pathFor(csv))} (FORMAT csv, HEADER, COMPRESSION gzip)`);
+      await writer.adopt(csv);
+      await conn.run(`COPY (${query}) TO ${sqlString(await writer.pathFor(parquet))} (FORMAT parquet, COMPRESSION zstd)`);
+      await writer.adopt(parquet);
+    }
+  } finally {
+    conn.closeSync();
   }
 }

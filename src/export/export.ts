@@ -6,7 +6,7 @@ import { buildAmountTable } from '../domain/privacy.js';
 import { fromBigint } from '../domain/amount.js';
 import { sqlString, type Db } from '../store/db.js';
 import { silentProgress, type Progress } from '../progress.js';
-import type { AnalysisStamp } from '../api/envelope.js';
+import { wrapJsonSql, type AnalysisStamp } from '../api/envelope.js';
 import { healthDocument } from '../api/health.js';
 import * as stats from '../api/stats.js';
 import * as recommendations from '../api/recommendations.js';
@@ -21,7 +21,7 @@ import { redirectsFile, headersFile, nginxSnippet } from './configs.js';
 import { writeDumps } from './dumps.js';
 import { DOCS_INDEX, hasIndexes, MANIFEST_FILE, writeManifest } from './manifest.js';
 import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease } from './publish.js';
-import { DROP_WRITER_TABLES, ReleaseWriter, type DocKey, type WriterCounts } from './writer.js';
+import { DROP_WRITER_TABLES, GZ_MIN, ReleaseWriter, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
 
 export interface ExportOptions {
   outDir: string;
@@ -46,7 +46,6 @@ export interface ExportResult {
   bytes: number;
 }
 
-const TXID = /^[0-9a-f]{64}$/;
 
 const json = (value: unknown): string => JSON.stringify(value);
 
@@ -102,8 +101,11 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
 async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previous: string | null, progress: Progress): Promise<number> {
   await db.exec(trace.NODES_SQL);
   await writeEndpointDocuments(db, writer, stamp);
-  const skipped = await writeQueryDocuments(db, writer, stamp, previous, progress);
-  await writeDumps(db, writer);
+  // Both run to the end even when one fails, so nothing writes into the release after it is removed.
+  const [documents, dumps] = await Promise.allSettled([writeQueryDocuments(db, writer, stamp, previous, progress), writeDumps(db, writer)]);
+  if (documents.status === 'rejected') throw documents.reason;
+  if (dumps.status === 'rejected') throw dumps.reason;
+  const skipped = documents.value;
   await writer.put('_redirects', redirectsFile());
   await writer.put('_headers', headersFile());
   await writer.put('nginx.conf', nginxSnippet());
@@ -159,12 +161,73 @@ async function writeEndpointDocuments(db: Db, writer: ReleaseWriter, stamp: Anal
   await writer.put('api/amounts.json', json(buildAmountTable({ pegin: pairs('pegin'), pegout: pairs('pegout') })));
 }
 
-interface DocRow { q: string; body: string; stamp: AnalysisStamp; [column: string]: unknown }
-type EachDocument = (row: DocRow, doc: DocKey) => Promise<void>;
+interface DocRow {
+  q: string;
+  /** The document's body; null when DuckDB rendered the file and the kind needs no body. */
+  body: string | null;
+  /** The file DuckDB rendered (envelope and body), when small enough to need no compressed siblings. */
+  file: string | null;
+  stamp: AnalysisStamp;
+  [column: string]: unknown;
+}
+/** What a kind writes besides its main file; `main` is that file's entries when JavaScript wrote it, null when DuckDB rendered it. */
+type EachDocument = (row: DocRow, doc: DocKey, main: FileEntry[] | null) => void | Promise<unknown>;
+
+/**
+ * A kind of per-query document (rows q, body, …). Its main file,
+ * `<dir>/<q>.json` for the rows matching `when`, is the body in its
+ * envelope: DuckDB renders and hashes it when it is too small for
+ * compressed siblings, and the writer does the rest in JavaScript.
+ */
+interface DocKind {
+  kind: string;
+  sql: string;
+  dir: string;
+  /** SQL condition over the query's columns: which rows have a main file. */
+  when: string;
+  /** Which keys may become file names. */
+  accepts: (q: string) => boolean;
+  /** Whether `each` needs the body even when DuckDB rendered the file. */
+  needsBody: boolean;
+  /** Further files of the rendered rows, recorded with them (SQL over x_fetch; parameter $1 is the kind). */
+  renderedAliases?: string;
+  each?: EachDocument;
+}
+
+const docPath = (dir: string, q: string): string => `${dir}/${q}.json`;
+const docPathSql = (dir: string, column: string): string => `'${dir}/' || ${column} || '.json'`;
+const TXID_PATTERN = '[0-9a-f]{64}';
+const TXID = new RegExp(`^${TXID_PATTERN}$`);
 
 /** Documents fetched into JavaScript at once: enough to keep the file worker busy, few enough to bound memory. */
 const PAGE_ROWS = 4096;
-const FETCH_PAGE = 'SELECT * EXCLUDE (rn) FROM x_fetch WHERE rn > $1 AND rn <= $2 ORDER BY rn';
+
+/**
+ * The documents of one kind to write (those not carried over), numbered for
+ * paging, each main file rendered with its size and sha256 where it needs no
+ * compressed siblings; the body stays only where JavaScript needs it.
+ */
+function planFetchSql(k: DocKind, network: NetworkName): string {
+  const wrapped = wrapJsonSql(network, k.kind, { height: 'stamp_height', time: 'stamp_time', body: 'body' });
+  return `CREATE OR REPLACE TEMP TABLE x_fetch AS
+    WITH w AS (SELECT d.* EXCLUDE (h), s.stamp_height, s.stamp_time, ${k.when} AS has_file, CASE WHEN has_file THEN ${wrapped} END AS wrapped
+               FROM x_doc d JOIN x_docs s ON s.kind = $1 AND s.q = d.q
+               ANTI JOIN x_unchanged u ON u.q = d.q),
+         r AS (SELECT *, coalesce(strlen(wrapped) < ${GZ_MIN}, false) AS rendered FROM w)
+    SELECT row_number() OVER (ORDER BY q) AS rn, r.* EXCLUDE (body, wrapped, rendered),
+      ${k.needsBody ? 'body' : 'CASE WHEN rendered THEN NULL ELSE body END AS body'},
+      CASE WHEN rendered THEN wrapped END AS file,
+      CASE WHEN rendered THEN strlen(wrapped) END AS file_size,
+      CASE WHEN rendered THEN sha256(wrapped) END AS file_sha256
+    FROM r`;
+}
+const FETCH_PAGE = 'SELECT * EXCLUDE (rn, file_size, file_sha256) FROM x_fetch WHERE rn > $1 AND rn <= $2 ORDER BY rn';
+/** The files DuckDB rendered, as x_files rows; $1 is the kind, $2 the keys refused as file names (a JSON array). */
+const renderedFilesSql = (k: DocKind): string => [
+  `SELECT ${docPathSql(k.dir, 'q')}, file_size, file_sha256, stamp_height, stamp_time, $1, q FROM x_fetch
+   WHERE file IS NOT NULL AND NOT list_contains(from_json($2, '["VARCHAR"]'), q)`,
+  ...(k.renderedAliases ? [k.renderedAliases] : []),
+].join(' UNION ALL ');
 
 /** The per-query documents of this export, written to DOCS_INDEX for the next one. */
 const CREATE_DOCS = 'CREATE OR REPLACE TEMP TABLE x_docs (kind VARCHAR, q VARCHAR, h VARCHAR, stamp_height INTEGER, stamp_time BIGINT)';
@@ -174,20 +237,14 @@ const loadPreviousDocs = (parquet: string | null): string => parquet
 /**
  * One kind's documents (x_doc: q, body, h, …) against the previous release's:
  * a body unchanged keeps the stamp it had; x_unchanged are the documents whose
- * files the writer can carry over, x_fetch the rest, numbered for paging.
+ * files the writer can carry over.
  */
 const RECORD_DOCS = `INSERT INTO x_docs SELECT $1, d.q, d.h,
      CASE WHEN p.h = d.h THEN p.stamp_height ELSE $2 END, CASE WHEN p.h = d.h THEN p.stamp_time ELSE $3 END
    FROM x_doc d LEFT JOIN x_prev_docs p ON p.kind = $1 AND p.q = d.q`;
-const PLAN_DOCS = [
-  `CREATE OR REPLACE TEMP TABLE x_unchanged AS SELECT d.q FROM x_doc d
+const PLAN_UNCHANGED = `CREATE OR REPLACE TEMP TABLE x_unchanged AS SELECT d.q FROM x_doc d
    SEMI JOIN x_prev_docs p ON p.kind = $1 AND p.q = d.q AND p.h = d.h
-   SEMI JOIN (SELECT q FROM x_prev_files WHERE kind = $1) f ON f.q = d.q`,
-  `CREATE OR REPLACE TEMP TABLE x_fetch AS
-   SELECT row_number() OVER (ORDER BY d.q) AS rn, d.* EXCLUDE (h), s.stamp_height, s.stamp_time
-   FROM x_doc d JOIN x_docs s ON s.kind = $1 AND s.q = d.q
-   ANTI JOIN x_unchanged u ON u.q = d.q`,
-];
+   SEMI JOIN (SELECT q FROM x_prev_files WHERE kind = $1) f ON f.q = d.q`;
 
 /**
  * trace, address, follow and block files for every query. DuckDB renders each
@@ -198,45 +255,58 @@ const PLAN_DOCS = [
  */
 async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previousDir: string | null, progress: Progress): Promise<number> {
   const network = networkParams(stamp.network);
-  const isQuery = (q: string): boolean => TXID.test(q) || isValidAddress(q, network);
-  let skipped = 0;
+  const isAddress = (q: string): boolean => isValidAddress(q, network);
   await db.exec(CREATE_DOCS);
   await db.exec(loadPreviousDocs(previousDir && join(previousDir, DOCS_INDEX)));
-  const docs = (kind: string, sql: string, each: EachDocument) => eachDocument(db, writer, stamp, kind, sql, progress, each);
-
-  await docs('trace', trace.QUERY, async ({ q, body, stamp }, doc) => {
-    if (!isQuery(q)) { skipped++; return; }
-    await writer.putDocument(`api/trace/${q}.json`, 'trace', body, doc, stamp);
-    await writer.put(`api/trace/${q}.csv`, trace.traceCsv(JSON.parse(body) as trace.Trace), doc);
-  });
-  await docs('address', address.QUERY, async ({ q, body, stamp }, doc) => {
-    if (isValidAddress(q, network)) await writer.putDocument(`api/address/${q}.json`, 'address', body, doc, stamp);
-  });
-  await docs('follow', follow.QUERY, async ({ q, body, stamp, hops }, doc) => {
-    if (!isValidAddress(q, network)) return;
-    await writer.putDocument(`api/follow/${q}.json`, 'follow', json(follow.truncateFollow(JSON.parse(body) as follow.Follow, follow.DEFAULT_DEPTH)), doc, stamp);
-    if (Number(hops) > 0) await writer.putDocument(`data/follow/${q}.json`, 'follow', body, doc, stamp);
-  });
-  await docs('block', block.QUERY, async ({ q, body, stamp, hash }, doc) => {
-    const files = await writer.putDocument(`api/block/${q}.json`, 'block', body, doc, stamp);
-    if (TXID.test(String(hash))) writer.alias(`api/block/${String(hash)}.json`, files, doc, stamp);
-  });
+  const kinds: DocKind[] = [
+    {
+      kind: 'trace', sql: trace.QUERY, dir: 'api/trace', when: 'true', accepts: (q) => TXID.test(q) || isAddress(q), needsBody: false,
+      each: ({ q, body, file }, doc) => {
+        const parsed = file !== null ? (JSON.parse(file) as { trace: trace.Trace }).trace : JSON.parse(body!) as trace.Trace;
+        return writer.put(`api/trace/${q}.csv`, trace.traceCsv(parsed), doc);
+      },
+    },
+    { kind: 'address', sql: address.QUERY, dir: 'api/address', when: 'true', accepts: isAddress, needsBody: false },
+    {
+      // The full chain in data/ only when it has hops; api/ gets it cut to the default depth.
+      kind: 'follow', sql: follow.QUERY, dir: 'data/follow', when: 'hops > 0', accepts: isAddress, needsBody: true,
+      each: ({ q, body, stamp }, doc) =>
+        writer.putDocument(`api/follow/${q}.json`, 'follow', json(follow.truncateFollow(JSON.parse(body!) as follow.Follow, follow.DEFAULT_DEPTH)), doc, stamp),
+    },
+    {
+      // Every block also by hash: a hard link to the file by height.
+      kind: 'block', sql: block.QUERY, dir: 'api/block', when: 'true', accepts: () => true, needsBody: false,
+      renderedAliases: `SELECT ${docPathSql('api/block', 'hash')}, file_size, file_sha256, stamp_height, stamp_time, $1, q FROM x_fetch
+        WHERE file IS NOT NULL AND regexp_full_match(hash, '${TXID_PATTERN}')`,
+      each: ({ q, hash, stamp }, doc, main) => {
+        if (!TXID.test(String(hash))) return;
+        const path = docPath('api/block', String(hash));
+        if (main) writer.alias(path, main, doc, stamp);
+        else writer.linkRendered(path, docPath('api/block', q));
+      },
+    },
+  ];
+  const refused = new Map<string, number>();
+  for (const k of kinds) refused.set(k.kind, await eachDocument(db, writer, stamp, k, progress));
   await db.exec(`COPY (SELECT * FROM x_docs ORDER BY kind, q) TO ${sqlString(await writer.pathFor(DOCS_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
   await writer.adopt(DOCS_INDEX);
-  return skipped;
+  return refused.get('trace')!;
 }
 
 /**
- * Renders one kind of document (rows q, body, …) with DuckDB, carries the
- * unchanged ones over, and hands the others to `each` a page at a time,
- * each with the stamp its file gets.
+ * Renders one kind of document with DuckDB, carries the unchanged ones over,
+ * and writes the others a page at a time, each with the stamp its file gets.
+ * Returns how many keys were refused as file names.
  */
-async function eachDocument(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, kind: string, sql: string, progress: Progress, each: EachDocument): Promise<void> {
-  await db.exec(`CREATE OR REPLACE TEMP TABLE x_doc AS SELECT *, md5(body) AS h FROM (${sql.replace(/;\s*$/, '')})`);
+async function eachDocument(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, k: DocKind, progress: Progress): Promise<number> {
+  const { kind } = k;
+  await db.exec(`CREATE OR REPLACE TEMP TABLE x_doc AS SELECT *, md5(body) AS h FROM (${k.sql.replace(/;\s*$/, '')})`);
   await db.exec(RECORD_DOCS, [kind, stamp.as_of_height, BigInt(stamp.updated_at)]);
-  for (const step of PLAN_DOCS) await db.exec(step, [kind]);
+  await db.exec(PLAN_UNCHANGED, [kind]);
   await writer.carryUnchanged(kind);
+  await db.exec(planFetchSql(k, stamp.network), [kind]);
   const total = Number((await db.one<{ n: bigint }>('SELECT count(*) AS n FROM x_fetch'))!.n);
+  const refused: string[] = [];
   progress.start(`export ${kind}`, total, 'docs');
   const page = (from: number) => db.all<Record<string, unknown>>(FETCH_PAGE, [from, from + PAGE_ROWS]);
   let next = page(0);
@@ -246,11 +316,29 @@ async function eachDocument(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp,
     if (done + PAGE_ROWS < total) next = page(done + PAGE_ROWS);
     await Promise.all(rows.map((row) => {
       const q = String(row.q);
+      if (!k.accepts(q)) {
+        refused.push(q);
+        return undefined;
+      }
+      const doc = { kind, q };
       const rowStamp = { network: stamp.network, as_of_height: Number(row.stamp_height), updated_at: Number(row.stamp_time) };
-      return each({ ...row, q, body: String(row.body), stamp: rowStamp }, { kind, q });
+      const docRow = { ...row, q, body: row.body as string | null, file: row.file as string | null, stamp: rowStamp };
+      return writeMain(writer, k, docRow, doc).then((main) => k.each?.(docRow, doc, main));
     }));
     await writer.ready();
     progress.update(Math.min(total, done + PAGE_ROWS));
   }
+  await writer.recordRendered(renderedFilesSql(k), [kind, json(refused)]);
   progress.stop();
+  return refused.length;
+}
+
+/** A document's main file: DuckDB's rendering when it made one, else wrapped and written here; null when DuckDB rendered it. */
+async function writeMain(writer: ReleaseWriter, k: DocKind, row: DocRow & { has_file?: unknown }, doc: DocKey): Promise<FileEntry[] | null> {
+  const path = docPath(k.dir, row.q);
+  if (row.file !== null) {
+    writer.writeRendered(path, row.file);
+    return null;
+  }
+  return row.has_file ? writer.putDocument(path, k.kind, row.body!, doc, row.stamp) : [];
 }

@@ -15,25 +15,25 @@ const MAX_IN_FLIGHT = 8;
  * File operations applied in order by one worker thread (file-ops.worker.mjs).
  * `push` never waits, so queuing a file costs no promise; producers call
  * `ready` between chunks of work, which waits while too many batches are
- * pending, and `drain` waits for all of them. The first failure is reported
- * by every later push, ready and drain.
+ * pending, and `drain` waits for everything pushed so far. The first
+ * failure is reported by every later push, ready and drain.
  */
 export class FileQueue {
   private readonly worker = new Worker(new URL('./file-ops.worker.mjs', import.meta.url));
   private batch: FileOp[] = [];
-  private inFlight = 0;
+  private sent = 0;
+  private applied = 0;
   private failure: Error | null = null;
   private waiters: (() => void)[] = [];
 
   constructor() {
     this.worker.on('message', (error: string | null) => {
-      this.inFlight--;
+      this.applied++;
       if (error !== null && !this.failure) this.failure = new Error(`writing the release failed: ${error}`);
       this.wake();
     });
     this.worker.on('error', (err: Error) => {
       this.failure ??= err;
-      this.inFlight = 0;
       this.wake();
     });
   }
@@ -46,14 +46,15 @@ export class FileQueue {
 
   /** Waits until fewer than MAX_IN_FLIGHT batches are pending. */
   async ready(): Promise<void> {
-    while (this.inFlight >= MAX_IN_FLIGHT && !this.failure) await this.wait();
+    while (this.sent - this.applied >= MAX_IN_FLIGHT && !this.failure) await this.wait();
     if (this.failure) throw this.failure;
   }
 
-  /** Waits until every operation pushed so far has been applied. */
+  /** Waits until every operation pushed so far has been applied (later pushes need not be). */
   async drain(): Promise<void> {
     if (this.batch.length > 0) this.send();
-    while (this.inFlight > 0 && !this.failure) await this.wait();
+    const upTo = this.sent;
+    while (this.applied < upTo && !this.failure) await this.wait();
     if (this.failure) throw this.failure;
   }
 
@@ -64,7 +65,7 @@ export class FileQueue {
   private send(): void {
     const ops = this.batch;
     this.batch = [];
-    this.inFlight++;
+    this.sent++;
     this.worker.postMessage(ops);
   }
 

@@ -140,6 +140,28 @@ export class ReleaseWriter {
   }
 
   /**
+   * A file whose text DuckDB rendered along with its size and sha256; the
+   * caller records it in SQL with `recordRendered`, so the bytes are neither
+   * hashed nor converted on this thread.
+   */
+  writeRendered(path: string, text: string): void {
+    this.ensureDir(path);
+    this.files.push({ op: 'write', path: this.at(path), data: text });
+  }
+
+  /** A second name for a file written by `writeRendered`. */
+  linkRendered(path: string, target: string): void {
+    this.ensureDir(path);
+    this.files.push({ op: 'link', from: this.at(target), path: this.at(path) });
+  }
+
+  /** Records files written by writeRendered: `rows` selects path, size, sha256, stamp_height, stamp_time, kind, q. */
+  async recordRendered(rows: string, params: DuckDBValue[]): Promise<void> {
+    this.appender.flushSync();
+    await this.db.exec(`INSERT INTO x_files SELECT *, 'written' FROM (${rows})`, params);
+  }
+
+  /**
    * Carries the files of one kind's unchanged documents (table x_unchanged,
    * column q) over from the previous release, and removes the recycled
    * release's other files of that kind before they are written again.
