@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AnalysisStamp } from '../api/envelope.js';
-import type { Db } from '../store/db.js';
+import { sqlString, type Db } from '../store/db.js';
 
 export const MANIFEST_FILE = 'manifest.json';
 /** The manifest's rows as Parquet (plus document keys): what the next export joins against instead of parsing JSON. */
@@ -14,21 +14,23 @@ export const DOCS_INDEX = 'data/docs.parquet';
 export const hasIndexes = (dir: string): boolean => existsSync(join(dir, FILES_INDEX)) && existsSync(join(dir, DOCS_INDEX));
 
 const STAMP_PAIRS = 'SELECT DISTINCT stamp_height AS height, stamp_time AS time FROM x_files WHERE stamp_height IS NOT NULL';
-/** One `"path":{…}` member per file, rendered by DuckDB so a tree of millions of files never becomes one string. */
-const MEMBERS = `SELECT to_json(f.path)::VARCHAR || ':{"size":' || f.size || ',"sha256":"' || f.sha256 || '"'
-    || coalesce(',"stamp":' || s.i, '') || '}' AS member
+/** One `"path":{…}` member per file, in path order, each but the last followed by a comma. */
+const MEMBER_LINES = `SELECT to_json(f.path)::VARCHAR || ':{"size":' || f.size || ',"sha256":"' || f.sha256 || '"'
+    || coalesce(',"stamp":' || s.i, '') || '}' || CASE WHEN row_number() OVER w < count(*) OVER () THEN ',' ELSE '' END AS line,
+    row_number() OVER w AS n
   FROM x_files f
   LEFT JOIN (SELECT height, time, row_number() OVER (ORDER BY height, time) - 1 AS i FROM (${STAMP_PAIRS})) s
     ON s.height = f.stamp_height AND s.time = f.stamp_time
-  ORDER BY f.path`;
+  WINDOW w AS (ORDER BY f.path)`;
 
 /**
- * Writes manifest.json from the writer's x_files table, streaming; returns
- * its size in bytes. The manifest lists every file of the release (itself
- * excepted) with size and sha256, one `"path":{"size","sha256","stamp"?}`
- * per line in path order, after {version, network, as_of_height,
- * updated_at, stamps}. Per-query documents carry `stamp`, an index into
- * `stamps`: the analysis (as_of_height, updated_at) that last changed them.
+ * Writes manifest.json from the writer's x_files table with DuckDB COPY (a
+ * line per file, never one string of the whole tree); returns its size in
+ * bytes. The manifest lists every file of the release (itself excepted)
+ * with size and sha256, one `"path":{"size","sha256","stamp"?}` per line in
+ * path order, after {version, network, as_of_height, updated_at, stamps}.
+ * Per-query documents carry `stamp`, an index into `stamps`: the analysis
+ * (as_of_height, updated_at) that last changed them.
  */
 export async function writeManifest(db: Db, path: string, stamp: AnalysisStamp): Promise<number> {
   const stamps = await db.all<{ height: number; time: bigint }>(`${STAMP_PAIRS} ORDER BY height, time`);
@@ -36,24 +38,12 @@ export async function writeManifest(db: Db, path: string, stamp: AnalysisStamp):
     version: '1', network: stamp.network, as_of_height: stamp.as_of_height, updated_at: stamp.updated_at,
     stamps: stamps.map((s) => [s.height, Number(s.time)]),
   });
-  const file = await open(path, 'w');
-  let bytes = 0;
-  const write = async (text: string): Promise<void> => {
-    bytes += Buffer.byteLength(text);
-    await file.write(text);
-  };
-  try {
-    await write(`${head.slice(0, -1)},"files":{`);
-    let separator = '\n';
-    const result = await db.conn.stream(MEMBERS);
-    for await (const rows of result.yieldRowsJs()) {
-      if (rows.length === 0) continue;
-      await write(separator + rows.map(([member]) => member).join(',\n'));
-      separator = ',\n';
-    }
-    await write('\n}}\n');
-  } finally {
-    await file.close();
-  }
-  return bytes;
+  const lines = `SELECT line FROM (
+      SELECT 0 AS part, 0 AS n, ${sqlString(`${head.slice(0, -1)},"files":{`)} AS line
+      UNION ALL SELECT 1, n, line FROM (${MEMBER_LINES})
+      UNION ALL SELECT 2, 0, '}}')
+    ORDER BY part, n`;
+  // Lines verbatim: no quoting, and a delimiter that never occurs in one column.
+  await db.exec(`COPY (${lines}) TO ${sqlString(path)} (FORMAT csv, HEADER false, QUOTE '', ESCAPE '', DELIMITER '\x01')`);
+  return (await stat(path)).size;
 }
