@@ -6,7 +6,7 @@ import { buildAmountTable } from '../domain/privacy.js';
 import { fromBigint } from '../domain/amount.js';
 import { sqlString, type Db } from '../store/db.js';
 import { silentProgress, type Progress } from '../progress.js';
-import { wrapJsonSql, type AnalysisStamp } from '../api/envelope.js';
+import type { AnalysisStamp } from '../api/envelope.js';
 import { healthDocument } from '../api/health.js';
 import * as stats from '../api/stats.js';
 import * as recommendations from '../api/recommendations.js';
@@ -19,6 +19,7 @@ import * as block from '../api/block.js';
 import { indexDocument } from '../api/index.js';
 import { redirectsFile, headersFile, nginxSnippet } from './configs.js';
 import { writeDumps } from './dumps.js';
+import { wrapJsonSql } from './wrap-json-sql.js';
 import { DOCS_INDEX, hasIndexes, MANIFEST_FILE, writeManifest } from './manifest.js';
 import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease } from './publish.js';
 import { DROP_WRITER_TABLES, GZ_MIN, ReleaseWriter, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
@@ -166,6 +167,8 @@ interface DocRow {
   body: string | null;
   /** The file DuckDB rendered (envelope and body), when small enough to need no compressed siblings. */
   file: string | null;
+  /** Whether the row has a main file (DocKind.when). */
+  has_file: boolean;
   stamp: AnalysisStamp;
   [column: string]: unknown;
 }
@@ -322,7 +325,7 @@ async function eachDocument(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp,
       }
       const doc = { kind, q };
       const rowStamp = { network: stamp.network, as_of_height: Number(row.stamp_height), updated_at: Number(row.stamp_time) };
-      const docRow = { ...row, q, body: row.body as string | null, file: row.file as string | null, stamp: rowStamp };
+      const docRow = { ...row, q, body: row.body as string | null, file: row.file as string | null, has_file: row.has_file === true, stamp: rowStamp };
       return writeMain(writer, k, docRow, doc).then((main) => k.each?.(docRow, doc, main));
     }));
     await writer.ready();
@@ -334,7 +337,7 @@ async function eachDocument(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp,
 }
 
 /** A document's main file: DuckDB's rendering when it made one, else wrapped and written here; null when DuckDB rendered it. */
-async function writeMain(writer: ReleaseWriter, k: DocKind, row: DocRow & { has_file?: unknown }, doc: DocKey): Promise<FileEntry[] | null> {
+async function writeMain(writer: ReleaseWriter, k: DocKind, row: DocRow, doc: DocKey): Promise<FileEntry[] | null> {
   const path = docPath(k.dir, row.q);
   if (row.file !== null) {
     writer.writeRendered(path, row.file);
