@@ -1,23 +1,21 @@
-import { readFileSync } from 'node:fs';
 import { hex } from '@scure/base';
 import { describe, expect, it } from 'vitest';
 import { addressToScript, decodeScript, isValidAddress } from '../src/domain/address.js';
 import { NETWORKS, type NetworkParams } from '../src/domain/network.js';
+import { MAINNET_BLOCK_HEIGHTS, mainnetBlock, recordingLines } from './helpers/fixtures.js';
 
-const FIXTURES = new URL('../../shared/fixtures/', import.meta.url);
 
 interface NodeOutput { scriptPubKey: { hex: string; type: string; address?: string; addresses?: string[] } }
 interface NodeBlock { tx: { vout: NodeOutput[] }[] }
 
 function fixtureBlocks(): { block: NodeBlock; network: NetworkParams }[] {
-  const mainnet = [2383206, 2383207, 2383208, 2383209].map((h) => ({
-    block: JSON.parse(readFileSync(new URL(`mainnet-blocks/${h}.json`, FIXTURES), 'utf8')) as NodeBlock,
+  const mainnet = MAINNET_BLOCK_HEIGHTS.map((h) => ({
+    block: mainnetBlock<NodeBlock>(h),
     network: NETWORKS.mainnet,
   }));
-  const regtest = readFileSync(new URL('regtest-small/chain.jsonl', FIXTURES), 'utf8').split('\n').filter(Boolean)
-    .map((line) => JSON.parse(line) as { method: string; params: unknown[]; result: NodeBlock })
+  const regtest = recordingLines('chain.jsonl')
     .filter((l) => l.method === 'getblock' && l.params[1] === 2)
-    .map((l) => ({ block: l.result, network: NETWORKS.regtest }));
+    .map((l) => ({ block: l.result as NodeBlock, network: NETWORKS.regtest }));
   return [...mainnet, ...regtest];
 }
 

@@ -1,6 +1,6 @@
 /**
  * The whole pipeline (recorded regtest chain → scan → analyze) against the
- * recording's ground truth (/work/shared/fixtures/regtest-small/truth.json).
+ * recording's ground truth (test/fixtures/regtest-small/truth.json).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../src/analysis/analyze.js';

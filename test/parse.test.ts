@@ -1,22 +1,19 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { blockFromVerboseJson, coinbaseTag, parseBlock, parseTransaction, ParseError, type VerboseBlockJson, type VerboseTxJson } from '../src/chain/parse.js';
 import { parseNodeValue } from '../src/domain/amount.js';
 import { NETWORKS } from '../src/domain/network.js';
+import { MAINNET_BLOCK_HEIGHTS, mainnetBlock, recordingLines, recordingTruth } from './helpers/fixtures.js';
 
-const FIXTURES = '/work/shared/fixtures';
 const regtest = NETWORKS.regtest;
 const mainnet = NETWORKS.mainnet;
 
-interface RpcLine { method: string; params: unknown[]; result: unknown }
-const lines: RpcLine[] = readFileSync(join(FIXTURES, 'regtest-small/chain.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const lines = recordingLines('chain.jsonl');
 const verbose = new Map(lines.filter((l) => l.method === 'getblock' && l.params[1] === 2).map((l) => [l.params[0] as string, l.result as VerboseBlock]));
 const rawBlocks = lines.filter((l) => l.method === 'getblock' && l.params[1] === 0).map((l) => ({ hash: l.params[0] as string, hex: l.result as string }));
 const rawTxs = lines.filter((l) => l.method === 'getrawtransaction').map((l) => l.result as VerboseTx);
-const truth = JSON.parse(readFileSync(join(FIXTURES, 'regtest-small/truth.json'), 'utf8'));
+const truth = recordingTruth();
 
 type VerboseTx = VerboseTxJson & { hex: string; vin: (VerboseTxJson['vin'][number] & { scriptSig?: { hex: string } })[] };
 type VerboseBlock = VerboseBlockJson & { height: number; tx: VerboseTx[]; mweb: { height: number; num_txos: number; num_kernels: number; kernel_root: string; output_root: string; leaf_root: string; kernels: { kernel_id: string; fee: number; features: number }[] } };
@@ -108,8 +105,7 @@ describe('raw block parser vs the node (regtest-small)', () => {
 });
 
 describe('transaction parser on real mainnet blocks', () => {
-  const files = readdirSync(join(FIXTURES, 'mainnet-blocks')).filter((f) => f.endsWith('.json'));
-  const blocks = files.map((f) => JSON.parse(readFileSync(join(FIXTURES, 'mainnet-blocks', f), 'utf8')) as VerboseBlock);
+  const blocks = MAINNET_BLOCK_HEIGHTS.map((h) => mainnetBlock<VerboseBlock>(h));
 
   it('parses every transaction hex of blocks 2383206-2383209 to the node answer (txids, types, legacy addresses arrays)', () => {
     let outputs = 0;

@@ -8,6 +8,7 @@ import { parseBlock, parseTransaction, type RawBlock } from '../src/chain/parse.
 import { createSimSource, readSimTruth, SIM_LABELS_FILE, SIM_MWEB_ACTIVATION_HEIGHT, type SimTruth } from '../src/chain/sim/index.js';
 import { sha256d } from '../src/chain/sha256.js';
 import { NETWORKS } from '../src/domain/network.js';
+import { recordingLines } from './helpers/fixtures.js';
 import { Db } from '../src/store/db.js';
 import { scanChain } from '../src/store/scan.js';
 
@@ -117,8 +118,7 @@ function shape(value: unknown): unknown {
 }
 
 function fixtureBlocks(): RawBlock[] {
-  const lines = readFileSync('/work/shared/fixtures/regtest-small/chain.jsonl', 'utf8').split('\n').filter(Boolean);
-  return lines.map((l) => JSON.parse(l) as { method: string; params: unknown[]; result: unknown })
+  return recordingLines('chain.jsonl')
     .filter((l) => l.method === 'getblock' && l.params[1] === 0)
     .map((l) => parseBlock(Buffer.from(l.result as string, 'hex'), NETWORKS.regtest));
 }

@@ -3,32 +3,25 @@
  * as recorded; the others are re-serialized from their getblock-2 answer (header
  * fields + each transaction's `hex`, no MWEB tail), which hashes to the same block.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { NETWORKS } from '../../src/domain/network.js';
 import type { ChainInfo, ChainSource } from '../../src/chain/types.js';
+import { recordingLines, recordingTruth } from './fixtures.js';
 
-export const FIXTURES = '/work/shared/fixtures';
-
-interface Line { method: string; params: unknown[]; result: unknown }
 export interface VerboseBlock {
   hash: string; height: number; version: number; previousblockhash: string; merkleroot: string; time: number; bits: string; nonce: number;
   tx: { txid: string; hex: string }[];
 }
 
-const readLines = (file: string): Line[] =>
-  readFileSync(join(FIXTURES, 'regtest-small', file), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Line);
-
 export function loadRecording() {
-  const chain = readLines('chain.jsonl');
-  const orphans = readLines('orphans.jsonl');
+  const chain = recordingLines('chain.jsonl');
+  const orphans = recordingLines('orphans.jsonl');
   const verbose = new Map<string, VerboseBlock>();
   for (const l of [...chain, ...orphans]) if (l.method === 'getblock' && l.params[1] === 2) verbose.set(l.params[0] as string, l.result as VerboseBlock);
   const raw = new Map(chain.filter((l) => l.method === 'getblock' && l.params[1] === 0).map((l) => [l.params[0] as string, l.result as string]));
   const txs = new Map(chain.filter((l) => l.method === 'getrawtransaction').map((l) => [l.params[0] as string, (l.result as { hex: string }).hex]));
   const mainChain = chain.filter((l) => l.method === 'getblockhash').map((l) => ({ height: l.params[0] as number, hash: l.result as string }));
   const orphanBlocks = orphans.filter((l) => l.method === 'getblock').map((l) => l.result as VerboseBlock);
-  const truth = JSON.parse(readFileSync(join(FIXTURES, 'regtest-small/truth.json'), 'utf8'));
+  const truth = recordingTruth();
   return { verbose, raw, txs, mainChain, orphanBlocks, truth };
 }
 
