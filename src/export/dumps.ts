@@ -22,17 +22,17 @@ export const DUMPS: Record<string, string> = {
  * them while the exporter's connection renders and fetches documents.
  */
 export async function writeDumps(db: Db, writer: ReleaseWriter): Promise<void> {
-  const conn = await db.instance.connect();
+  const conn = await db.connect();
   try {
     for (const [name, query] of Object.entries(DUMPS)) {
       const csv = `dumps/${name}.csv.gz`;
       const parquet = `dumps/${name}.parquet`;
-      await conn.run(`COPY (${query}) TO ${sqlString(await writer.pathFor(csv))} (FORMAT csv, HEADER, COMPRESSION gzip)`);
+      await conn.exec(`COPY (${query}) TO ${sqlString(await writer.pathFor(csv))} (FORMAT csv, HEADER, COMPRESSION gzip)`);
       await writer.adopt(csv);
-      await conn.run(`COPY (${query}) TO ${sqlString(await writer.pathFor(parquet))} (FORMAT parquet, COMPRESSION zstd)`);
+      await conn.exec(`COPY (${query}) TO ${sqlString(await writer.pathFor(parquet))} (FORMAT parquet, COMPRESSION zstd)`);
       await writer.adopt(parquet);
     }
   } finally {
-    conn.closeSync();
+    conn.close();
   }
 }

@@ -3,9 +3,8 @@ import { createReadStream } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
-import type { DuckDBAppender, DuckDBValue } from '@duckdb/node-api';
 import { wrapJson, type AnalysisStamp } from '../api/envelope.js';
-import { sqlString, type Db } from '../store/db.js';
+import { sqlString, type AppendColumn, type Db, type RowAppender, type SqlParams } from '../store/db.js';
 import { FileQueue } from './file-queue.js';
 import { FILES_INDEX, MANIFEST_FILE } from './manifest.js';
 
@@ -52,6 +51,11 @@ const sha256 = (data: string | Buffer): string => createHash('sha256').update(da
 const FILE_COLUMNS = 'path, size, sha256, stamp_height, stamp_time, kind, q';
 const CREATE_FILES = `CREATE OR REPLACE TEMP TABLE x_files (path VARCHAR, size BIGINT, sha256 VARCHAR,
   stamp_height INTEGER, stamp_time BIGINT, kind VARCHAR, q VARCHAR, how VARCHAR)`;
+const FILE_APPEND_COLUMNS: AppendColumn[] = [
+  { name: 'path', type: 'varchar' }, { name: 'size', type: 'bigint' }, { name: 'sha256', type: 'varchar' },
+  { name: 'stamp_height', type: 'integer' }, { name: 'stamp_time', type: 'bigint' }, { name: 'kind', type: 'varchar' },
+  { name: 'q', type: 'varchar' }, { name: 'how', type: 'varchar' },
+];
 const loadFiles = (table: string, parquet: string | null): string => parquet
   ? `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT ${FILE_COLUMNS} FROM read_parquet(${sqlString(parquet)})`
   : `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT ${FILE_COLUMNS} FROM x_files WHERE false`;
@@ -93,15 +97,14 @@ export interface WriterOptions {
 export class ReleaseWriter {
   private readonly dirs = new Set<string>();
   private readonly files = new FileQueue();
-  private appending = true;
 
-  private constructor(private readonly db: Db, readonly dir: string, private readonly previousDir: string | null, private readonly appender: DuckDBAppender) {}
+  private constructor(private readonly db: Db, readonly dir: string, private readonly previousDir: string | null, private readonly appender: RowAppender) {}
 
   static async open(db: Db, dir: string, opts: WriterOptions): Promise<ReleaseWriter> {
     await db.exec(CREATE_FILES);
     await db.exec(loadFiles('x_prev_files', opts.previousDir && join(opts.previousDir, FILES_INDEX)));
     await db.exec(loadFiles('x_recycled_files', opts.recycled ? join(dir, FILES_INDEX) : null));
-    const writer = new ReleaseWriter(db, dir, opts.previousDir, await db.conn.createAppender('x_files', 'main', 'temp'));
+    const writer = new ReleaseWriter(db, dir, opts.previousDir, await db.appender('x_files', FILE_APPEND_COLUMNS, 'temp'));
     try {
       // Files outside documents are always written anew, and the indexes always change.
       for (const path of [MANIFEST_FILE, FILES_INDEX]) writer.remove(path);
@@ -156,8 +159,8 @@ export class ReleaseWriter {
   }
 
   /** Records files written by writeRendered: `rows` selects path, size, sha256, stamp_height, stamp_time, kind, q. */
-  async recordRendered(rows: string, params: DuckDBValue[]): Promise<void> {
-    this.appender.flushSync();
+  async recordRendered(rows: string, params: SqlParams): Promise<void> {
+    this.appender.flush();
     await this.db.exec(`INSERT INTO x_files SELECT *, 'written' FROM (${rows})`, params);
   }
 
@@ -172,7 +175,7 @@ export class ReleaseWriter {
     await this.eachPath(CARRIED_DIRS, [], (dir) => this.mkdirOnce(this.at(dir)));
     await this.eachPath(CARRIED_TO_LINK, [], (path) =>
       this.files.push({ op: 'link', from: `${this.previousDir!}/${path}`, path: this.at(path) }));
-    this.appender.flushSync();
+    this.appender.flush();
     await this.db.exec(RECORD_CARRIED);
   }
 
@@ -200,7 +203,7 @@ export class ReleaseWriter {
    */
   async finish(): Promise<void> {
     try {
-      this.appender.flushSync();
+      this.appender.flush();
       await this.db.exec(`COPY (SELECT ${FILE_COLUMNS} FROM x_files ORDER BY path) TO ${sqlString(await this.pathFor(FILES_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
       await this.adopt(FILES_INDEX);
     } finally {
@@ -229,33 +232,12 @@ export class ReleaseWriter {
   }
 
   private closeAppender(): void {
-    if (!this.appending) return;
-    this.appending = false;
-    this.appender.closeSync();
+    this.appender.close();
   }
 
   /** A file this export wrote (carried files are recorded in SQL). */
   private record(file: FileEntry, doc?: DocKey, stamp?: AnalysisStamp): void {
-    const a = this.appender;
-    a.appendVarchar(file.path);
-    a.appendBigInt(BigInt(file.size));
-    a.appendVarchar(file.sha256);
-    if (stamp) {
-      a.appendInteger(stamp.as_of_height);
-      a.appendBigInt(BigInt(stamp.updated_at));
-    } else {
-      a.appendNull();
-      a.appendNull();
-    }
-    if (doc) {
-      a.appendVarchar(doc.kind);
-      a.appendVarchar(doc.q);
-    } else {
-      a.appendNull();
-      a.appendNull();
-    }
-    a.appendVarchar('written');
-    a.endRow();
+    this.appender.append([file.path, file.size, file.sha256, stamp?.as_of_height, stamp?.updated_at, doc?.kind, doc?.q, 'written']);
   }
 
   /** The .gz (and .br when it pays) siblings of a file of at least GZ_MIN bytes. */
@@ -280,9 +262,8 @@ export class ReleaseWriter {
   }
 
   /** Streams a one-column query's values to `each`, a DuckDB chunk at a time. */
-  private async eachPath(sql: string, params: DuckDBValue[], each: (value: string) => void): Promise<void> {
-    const result = await this.db.conn.stream(sql, params);
-    for await (const rows of result.yieldRowsJs()) {
+  private async eachPath(sql: string, params: SqlParams, each: (value: string) => void): Promise<void> {
+    for await (const rows of this.db.stream(sql, params)) {
       for (const [value] of rows) each(String(value));
       await this.files.ready();
     }

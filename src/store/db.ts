@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBConnection, DuckDBInstance, type DuckDBAppender, type DuckDBValue } from '@duckdb/node-api';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -13,9 +13,71 @@ export function readSql(moduleUrl: string, name: string): string {
 /** A string as a SQL literal, for the places DuckDB takes no parameter (COPY … TO, read_parquet paths). */
 export const sqlString = (text: string): string => `'${text.replace(/'/g, "''")}'`;
 
-/** One open pegscope database: a DuckDB file (or :memory:) with the base schema applied. */
+export type SqlParams = Record<string, DuckDBValue> | DuckDBValue[];
+/** A value handed to an appender; null is SQL NULL. */
+export type Cell = string | number | bigint | boolean | null | undefined;
+export type ColumnType = 'varchar' | 'integer' | 'bigint' | 'double' | 'boolean';
+/** A column an appender fills, by name: the table must have exactly these columns, in this order. */
+export interface AppendColumn { name: string; type: ColumnType }
+
+/**
+ * Rows appended in bulk to one table (DuckDB's appender), declared by column
+ * name: `open` checks the names against the table, so a schema change fails
+ * loudly instead of shifting values into the wrong column.
+ */
+export class RowAppender {
+  private open = true;
+
+  constructor(private readonly appender: DuckDBAppender, private readonly columns: readonly AppendColumn[]) {}
+
+  /** One row, its cells in the declared column order. */
+  append(row: readonly Cell[]): void {
+    const a = this.appender;
+    for (let i = 0; i < this.columns.length; i++) {
+      const cell = row[i];
+      if (cell === null || cell === undefined) {
+        a.appendNull();
+        continue;
+      }
+      switch (this.columns[i]!.type) {
+        case 'varchar': a.appendVarchar(String(cell)); break;
+        case 'integer': a.appendInteger(Number(cell)); break;
+        case 'bigint': a.appendBigInt(BigInt(cell)); break;
+        case 'double': a.appendDouble(Number(cell)); break;
+        case 'boolean': a.appendBoolean(Boolean(cell)); break;
+      }
+    }
+    a.endRow();
+  }
+
+  flush(): void {
+    if (this.open) this.appender.flushSync();
+  }
+
+  /** Flushes and closes; later calls do nothing. */
+  close(): void {
+    if (!this.open) return;
+    this.open = false;
+    this.appender.closeSync();
+  }
+}
+
+/** A second connection to the same database, for work that runs beside the main one (dumps while documents are written). */
+export class DbConnection {
+  constructor(private readonly conn: DuckDBConnection) {}
+
+  async exec(sql: string, params?: SqlParams): Promise<void> {
+    await this.conn.run(sql, params as Record<string, DuckDBValue>);
+  }
+
+  close(): void {
+    this.conn.closeSync();
+  }
+}
+
+/** One open pegscope database: a DuckDB file (or :memory:) with the base schema applied. The only code that touches the DuckDB driver. */
 export class Db {
-  private constructor(readonly path: string, readonly instance: DuckDBInstance, readonly conn: DuckDBConnection) {}
+  private constructor(readonly path: string, private readonly instance: DuckDBInstance, private readonly conn: DuckDBConnection) {}
 
   static async open(path: string): Promise<Db> {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -35,18 +97,41 @@ export class Db {
     return db;
   }
 
-  async exec(sql: string, params?: Record<string, DuckDBValue> | DuckDBValue[]): Promise<void> {
-    await this.conn.run(sql, params as never);
+  async exec(sql: string, params?: SqlParams): Promise<void> {
+    await this.conn.run(sql, params as Record<string, DuckDBValue>);
   }
 
   /** Rows as plain objects; BIGINT columns come back as bigint. */
-  async all<T = Record<string, unknown>>(sql: string, params?: Record<string, DuckDBValue> | DuckDBValue[]): Promise<T[]> {
-    const reader = await this.conn.runAndReadAll(sql, params as never);
+  async all<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]> {
+    const reader = await this.conn.runAndReadAll(sql, params as Record<string, DuckDBValue>);
     return reader.getRowObjectsJS() as T[];
   }
 
-  async one<T = Record<string, unknown>>(sql: string, params?: Record<string, DuckDBValue> | DuckDBValue[]): Promise<T | undefined> {
+  async one<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T | undefined> {
     return (await this.all<T>(sql, params))[0];
+  }
+
+  /** A query's rows as arrays, one DuckDB chunk at a time, so a large result never sits in memory whole. */
+  async *stream(sql: string, params?: SqlParams): AsyncGenerator<unknown[][]> {
+    const result = await this.conn.stream(sql, params as Record<string, DuckDBValue>);
+    for await (const rows of result.yieldRowsJs()) yield rows as unknown[][];
+  }
+
+  /** An appender for `table` (in `schema`: 'main', or 'temp' for temp tables) after checking its columns by name. */
+  async appender(table: string, columns: readonly AppendColumn[], schema: 'main' | 'temp' = 'main'): Promise<RowAppender> {
+    const catalog = schema === 'temp' ? 'temp' : undefined;
+    const actual = await this.all<{ name: string }>(
+      `SELECT column_name AS name FROM duckdb_columns() WHERE table_name = $1 AND schema_name = 'main' AND ${catalog ? "database_name = 'temp'" : "database_name <> 'temp'"} ORDER BY column_index`,
+      [table]);
+    const names = actual.map((c) => c.name).join(', ');
+    const declared = columns.map((c) => c.name).join(', ');
+    if (names !== declared) throw new Error(`table ${table} has columns (${names}) but the appender declares (${declared}); the database schema and this pegscope disagree`);
+    return new RowAppender(await this.conn.createAppender(table, 'main', catalog), columns);
+  }
+
+  /** A second connection to this database; close it when done. */
+  async connect(): Promise<DbConnection> {
+    return new DbConnection(await this.instance.connect());
   }
 
   /** Runs `work` in one transaction: all of it is stored, or none. */

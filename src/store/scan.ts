@@ -7,14 +7,13 @@
  * common ancestor before scanning on. The next batches are fetched and parsed
  * while the current one is stored (a bounded prefetch queue).
  */
-import type { DuckDBAppender } from '@duckdb/node-api';
 import type { Litoshi } from '../domain/amount.js';
 import type { NetworkParams } from '../domain/network.js';
 import { ChainSourceError, initialDownloadError, NetworkMismatchError } from '../chain/errors.js';
 import { blockFromVerboseJson, parseBlock, parseTransaction, ParseError, type RawTx } from '../chain/parse.js';
 import type { ChainSource, ParsedBlock, PeginInput, TxOutput } from '../chain/types.js';
 import { silentProgress, type Progress } from '../progress.js';
-import { readSql, type Db } from './db.js';
+import { readSql, type AppendColumn, type Cell, type ColumnType, type Db } from './db.js';
 
 export interface ScanOptions {
   /** Highest height to scan (default: the node's tip). */
@@ -371,13 +370,17 @@ class TxCache {
   }
 }
 
-type Cell = number | string | null;
-type Kind = 'int' | 'bigint' | 'varchar';
-
-const BLOCK_COLUMNS: Kind[] = ['int', 'varchar', 'varchar', 'bigint', 'int', 'bigint', 'varchar', 'int', 'int', 'bigint', 'bigint', 'bigint', 'int', 'varchar', 'varchar'];
-const PEGIN_COLUMNS: Kind[] = ['varchar', 'int', 'int', 'bigint', 'bigint', 'varchar', 'int', 'varchar'];
-const INPUT_COLUMNS: Kind[] = ['varchar', 'int', 'int', 'varchar', 'int', 'varchar', 'bigint'];
-const PEGOUT_COLUMNS: Kind[] = ['varchar', 'int', 'int', 'bigint', 'bigint', 'varchar', 'varchar'];
+const cols = (spec: string): AppendColumn[] => spec.split(/\s*,\s*/).map((c) => {
+  const [name, type] = c.split(' ');
+  return { name: name!, type: type as ColumnType };
+});
+/** The base tables' columns in schema.sql order; the appender checks them against the database. */
+const BLOCK_COLUMNS = cols('height integer, hash varchar, prev_hash varchar, time bigint, tx_count integer, supply bigint, hogex_txid varchar, '
+  + 'pegin_count integer, pegout_count integer, pegin_total bigint, pegout_total bigint, mweb_num_txos bigint, mweb_num_kernels integer, '
+  + 'coinbase_address varchar, coinbase_tag varchar');
+const PEGIN_COLUMNS = cols('txid varchar, vout integer, height integer, block_time bigint, amount bigint, kernel_id varchar, input_count integer, source_address varchar');
+const INPUT_COLUMNS = cols('pegin_txid varchar, n integer, height integer, prev_txid varchar, prev_vout integer, address varchar, value bigint');
+const PEGOUT_COLUMNS = cols('txid varchar, vout integer, height integer, block_time bigint, amount bigint, address varchar, script_hex varchar');
 
 /** Sum of the amounts, without an intermediate array per block. */
 function sumAmounts(items: readonly { amount: Litoshi }[]): Litoshi {
@@ -414,23 +417,12 @@ async function storeBatch(db: Db, batch: Batch): Promise<void> {
   });
 }
 
-async function append(db: Db, table: string, kinds: Kind[], rows: Cell[][]): Promise<void> {
+async function append(db: Db, table: string, columns: AppendColumn[], rows: Cell[][]): Promise<void> {
   if (rows.length === 0) return;
-  const appender: DuckDBAppender = await db.conn.createAppender(table);
+  const appender = await db.appender(table, columns);
   try {
-    for (const row of rows) {
-      for (let i = 0; i < kinds.length; i++) {
-        const cell = row[i];
-        const kind = kinds[i];
-        if (cell === null || cell === undefined) appender.appendNull();
-        else if (kind === 'varchar') appender.appendVarchar(cell as string);
-        else if (kind === 'int') appender.appendInteger(cell as number);
-        else appender.appendBigInt(BigInt(cell));
-      }
-      appender.endRow();
-    }
-    appender.flushSync();
+    for (const row of rows) appender.append(row);
   } finally {
-    appender.closeSync();
+    appender.close();
   }
 }
