@@ -1,0 +1,167 @@
+/**
+ * Range files (SPEC §4): per-query documents packed by a hex prefix of the
+ * sha256 of their canonical key, so a lookup asks a host for a prefix shared
+ * by dozens of keys, never for the key itself (the k-anonymity scheme of
+ * Have I Been Pwned's Pwned Passwords range API).
+ *
+ * One range file is a JSON object whose document lines can be cut out
+ * without parsing the rest:
+ *
+ *   {<envelope>,"range":{"kind":…,"prefix":…,"hash":"sha256","keys":[…]…},"documents":[
+ *   <document of keys[0]>,
+ *   <document of keys[1]>
+ *   ]}
+ *
+ * Line 1 is the header (ending in `"documents":[`); then one document per
+ * line, in the order of `keys` (sorted), each followed by a comma except the
+ * last; then `]}`. Documents never contain a raw newline (JSON escapes it),
+ * so line i + 1 is document i, byte for byte what the router answers. A
+ * follow range also lists `chains`: the keys whose chain is longer than the
+ * default depth, whose full-depth documents follow the default ones, in
+ * that order. A block range lists `aliases`: block hashes hashing to this
+ * prefix with their height (a block's canonical key is its height).
+ *
+ * Pure and dependency-free: the exporter writes with it, the router and
+ * the wallet client read with it.
+ */
+import { sha256 } from '../chain/sha256.js';
+import { NETWORKS } from '../domain/network.js';
+
+export const RANGE_KINDS = ['trace', 'address', 'follow', 'block'] as const;
+export type RangeKind = (typeof RANGE_KINDS)[number];
+
+export const RANGE_HASH = 'sha256';
+/** The index of a release's range layout: prefix length and document count per kind. */
+export const RANGES_INDEX_PATH = 'api/ranges.json';
+
+/** Documents per range the layout aims at: enough company for k-anonymity, small enough to fetch often. */
+export const RANGE_TARGET = { min: 50, max: 200 } as const;
+
+export const rangePath = (kind: RangeKind, prefix: string): string => `api/range/${kind}/${prefix}.json`;
+
+export function isRangeKind(kind: string): kind is RangeKind {
+  return (RANGE_KINDS as readonly string[]).includes(kind);
+}
+
+/** What `api/ranges.json` says about one kind. */
+export interface RangeLayout {
+  prefix_length: number;
+  hash: typeof RANGE_HASH;
+  /** Documents of this kind (follow chains and block aliases not counted). */
+  documents: number;
+}
+
+export interface RangesIndexBody {
+  layout: 'ranges';
+  kinds: Record<RangeKind, RangeLayout>;
+}
+
+/** The header of one range file (line 1 without `"documents":[`). */
+export interface RangeHeader {
+  version: string;
+  network: string;
+  unit: string;
+  as_of_height: number;
+  updated_at: number;
+  range: {
+    kind: RangeKind;
+    prefix: string;
+    hash: typeof RANGE_HASH;
+    keys: string[];
+    /** follow only: keys whose full-depth chain follows the default documents. */
+    chains?: string[];
+    /** block only: block hashes of this prefix → their height. */
+    aliases?: Record<string, number>;
+  };
+}
+
+const HEX64 = /^[0-9a-fA-F]{64}$/;
+const HEIGHT = /^(?:0|[1-9]\d{0,9})$/;
+const BECH32_PREFIXES = Object.values(NETWORKS).map((n) => `${n.bech32Hrp}1`);
+
+/**
+ * The canonical key of a query (SPEC §4): txids and block hashes in
+ * lower-case hex, heights in decimal, bech32 addresses in lower case (they
+ * are case-insensitive) and base58 addresses as given. Validation is the
+ * caller's (the router checks checksums); this only normalises.
+ */
+export function canonicalKey(q: string | number): string {
+  if (typeof q === 'number') return String(q);
+  if (HEX64.test(q)) return q.toLowerCase();
+  if (HEIGHT.test(q)) return q;
+  const lower = q.toLowerCase();
+  return BECH32_PREFIXES.some((p) => lower.startsWith(p)) ? lower : q;
+}
+
+const HEX_DIGITS = '0123456789abcdef';
+
+/** Hex sha256 of a canonical key (UTF-8). */
+export function keyHash(key: string): string {
+  const digest = sha256(new TextEncoder().encode(key));
+  let hex = '';
+  for (const byte of digest) hex += HEX_DIGITS[byte >> 4]! + HEX_DIGITS[byte & 15]!;
+  return hex;
+}
+
+export function rangePrefix(key: string, prefixLength: number): string {
+  return keyHash(key).slice(0, prefixLength);
+}
+
+/**
+ * The prefix length whose mean range size is closest (on a log scale) to the
+ * middle of RANGE_TARGET; at least 1 so a range is never the whole kind.
+ */
+export function prefixLengthFor(documents: number): number {
+  const middle = Math.sqrt(RANGE_TARGET.min * RANGE_TARGET.max);
+  let best = 1;
+  for (let length = 2; 16 ** length <= Math.max(16, documents) * 16; length++) {
+    if (Math.abs(Math.log(documents / 16 ** length / middle)) < Math.abs(Math.log(documents / 16 ** best / middle))) best = length;
+  }
+  return best;
+}
+
+const DOCUMENTS_OPEN = ',"documents":[';
+
+/** The bytes of a range file from its header and its documents (in header order: keys, then chains). */
+export function encodeRange(header: RangeHeader, documents: readonly string[]): string {
+  const head = JSON.stringify(header);
+  const lines = documents.map((d, i) => (i < documents.length - 1 ? `${d},\n` : `${d}\n`)).join('');
+  return `${head.slice(0, -1)}${DOCUMENTS_OPEN}\n${lines}]}\n`;
+}
+
+export class RangeFormatError extends Error {}
+
+/** Parses line 1 of a range file. */
+export function parseRangeHeader(firstLine: string): RangeHeader {
+  if (!firstLine.endsWith(DOCUMENTS_OPEN)) throw new RangeFormatError('not a range file: line 1 does not end with "documents":[');
+  const header = JSON.parse(`${firstLine.slice(0, -DOCUMENTS_OPEN.length)}}`) as RangeHeader;
+  if (!header.range || !Array.isArray(header.range.keys)) throw new RangeFormatError('not a range file: the header has no range.keys');
+  return header;
+}
+
+/** A range file's text cut into its header and document lines. */
+export interface ParsedRange {
+  header: RangeHeader;
+  /** The default document of each key. */
+  documents: Map<string, string>;
+  /** follow: the full-depth document of each key in `chains`. */
+  chains: Map<string, string>;
+}
+
+export function parseRange(text: string): ParsedRange {
+  const lines = text.split('\n');
+  const header = parseRangeHeader(lines[0] ?? '');
+  const keys = header.range.keys;
+  const chainKeys = header.range.chains ?? [];
+  const count = keys.length + chainKeys.length;
+  if (lines.length !== count + 3 || lines[count + 1] !== ']}' || lines[count + 2] !== '') {
+    throw new RangeFormatError(`range ${header.range.kind}/${header.range.prefix}: expected ${count} document lines`);
+  }
+  const line = (i: number): string => {
+    const raw = lines[i + 1]!;
+    return i < count - 1 ? raw.slice(0, -1) : raw;
+  };
+  const documents = new Map(keys.map((key, i) => [key, line(i)] as const));
+  const chains = new Map(chainKeys.map((key, i) => [key, line(keys.length + i)] as const));
+  return { header, documents, chains };
+}
