@@ -9,12 +9,11 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { isValidAddress } from '../domain/address.js';
+import { LABEL_CATEGORY_NAMES, type LabelCategory } from '../domain/model.js';
 import type { NetworkParams } from '../domain/network.js';
 import type { Db } from '../store/db.js';
 import { ensureLabelsTable } from './analyze.js';
 
-export const LABEL_CATEGORIES = ['exchange', 'service', 'pool', 'mixer', 'gambling', 'merchant', 'sanctioned', 'other'] as const;
-export type LabelCategory = (typeof LABEL_CATEGORIES)[number];
 export const CSV_HEADER = ['address', 'entity', 'category', 'confidence', 'source'] as const;
 const PLACEHOLDER = /^EXAMPLE/;
 const INSERT_CHUNK = 500;
@@ -69,8 +68,8 @@ export function checkLabel(fields: Record<string, unknown>, network: NetworkPara
   const entity = text('entity');
   if (!entity) return 'entity is missing';
   const category = text('category').toLowerCase();
-  if (!(LABEL_CATEGORIES as readonly string[]).includes(category)) {
-    return `unknown category "${text('category')}"; allowed: ${LABEL_CATEGORIES.join(', ')}`;
+  if (!(LABEL_CATEGORY_NAMES as readonly string[]).includes(category)) {
+    return `unknown category "${text('category')}"; allowed: ${LABEL_CATEGORY_NAMES.join(', ')}`;
   }
   const rawConfidence = text('confidence');
   const confidence = rawConfidence === '' ? NaN : Number(rawConfidence);
