@@ -134,7 +134,10 @@ export function buildProgram(): Command {
       const result = await withDb(config, (db) => importLabels(db, files, config.network));
       for (const r of result.rejected) log(`rejected ${r.file}:${r.line}: ${r.reason}`);
       log(`labels: ${result.imported} imported, ${result.ignored} placeholders ignored, ${result.rejected.length} rejected`);
-      if (result.rejected.length > 0 && result.imported === 0) process.exitCode = 1;
+      if (result.rejected.length > 0) {
+        log(`labels: ${result.imported > 0 ? `the ${result.imported} valid rows were imported; ` : ''}fix the rejected rows and import again (rows are upserted, so repeating the valid ones is harmless)`);
+        process.exitCode = 1;
+      }
     });
 
   program.command('demo').description('run the job on the built-in demo chain, then serve it (what `npm start` does)')
