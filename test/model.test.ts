@@ -9,6 +9,7 @@ import { modelFactsSection, renderModelFacts, withModelFacts } from '../scripts/
 const ROOT = join(import.meta.dirname, '..');
 const ANALYSIS_DIR = join(ROOT, 'src', 'analysis');
 const METHODOLOGY = readFileSync(join(ROOT, 'docs', 'methodology.md'), 'utf8');
+const AMOUNTS_DOC = readFileSync(join(ROOT, 'docs', 'amounts.md'), 'utf8');
 const analysisSql = readdirSync(ANALYSIS_DIR).filter((f) => f.endsWith('.sql'))
   .map((file) => ({ file, sql: readFileSync(join(ANALYSIS_DIR, file), 'utf8') }));
 const allFacts = MODEL_FACT_GROUPS.flatMap((g) => Object.entries(g.facts));
@@ -62,10 +63,13 @@ describe('docs/methodology.md', () => {
     expect(withModelFacts(METHODOLOGY)).toBe(METHODOLOGY);
   });
 
-  it('states the registry value wherever its prose says "`name` = value"', () => {
+  it('states the registry value wherever its prose, or docs/amounts.md\'s, says "`name` = value"', () => {
     const values = modelSqlValues();
-    const stated = [...METHODOLOGY.matchAll(/`(\w+)`\s*=\s*(\d[\d,]*(?:\.\d+)?)/g)].filter(([, name]) => name! in values);
-    expect(stated.length).toBeGreaterThan(20);
-    for (const [text, name, value] of stated) expect(Number(value!.replace(/,/g, '')), text).toBe(values[name!]);
+    const statedIn = (doc: string) => [...doc.matchAll(/`(\w+)`\s*=\s*(\d[\d,]*(?:\.\d+)?)/g)].filter(([, name]) => name! in values);
+    expect(statedIn(METHODOLOGY).length).toBeGreaterThan(20);
+    expect(statedIn(AMOUNTS_DOC).length).toBe(2);
+    for (const [text, name, value] of [...statedIn(METHODOLOGY), ...statedIn(AMOUNTS_DOC)]) {
+      expect(Number(value!.replace(/,/g, '')), text).toBe(values[name!]);
+    }
   });
 });
