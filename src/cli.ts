@@ -11,6 +11,7 @@ import { exportRelease } from './export/export.js';
 import { startServer } from './serve/server.js';
 import { runDemo } from './demo.js';
 import { loadConfigFile } from './config-file.js';
+import { DEFAULT_KEEP_RELEASES } from './domain/model.js';
 
 const log = (line: string): void => { process.stderr.write(`${new Date().toISOString()} ${line}\n`); };
 
@@ -86,7 +87,7 @@ export function buildProgram(): Command {
     });
 
   withCommon(program.command('export').description('write and publish a new release of the static tree'))
-    .option('--keep <n>', 'complete releases to keep; once there are that many, the oldest is recycled into the next export', parseInteger('--keep', 1), 3)
+    .option('--keep <n>', 'complete releases to keep; once there are that many, the oldest is recycled into the next export', parseInteger('--keep', 1), DEFAULT_KEEP_RELEASES)
     .action(async (flags: CommonOptions & { keep: number }) => {
       const config = resolveConfig(flags);
       await withDb(config, (db) => exportRelease(db, { outDir: config.outDir, keep: flags.keep, progress: consoleProgress(), log }));
@@ -94,7 +95,7 @@ export function buildProgram(): Command {
 
   withSource(withNode(withCommon(program.command('job').description('scan + analyze + export; --every repeats it'))))
     .option('--every <duration>', 'repeat every duration (30s, 5m, 1h); one run at a time')
-    .option('--keep <n>', 'complete releases to keep; once there are that many, the oldest is recycled into the next export', parseInteger('--keep', 1), 3)
+    .option('--keep <n>', 'complete releases to keep; once there are that many, the oldest is recycled into the next export', parseInteger('--keep', 1), DEFAULT_KEEP_RELEASES)
     .option('--labels <files...>', 'label files to import before analysing')
     .option('--config <file>', 'run every network of a config file in turn (docs/deploy.md)')
     .action(async (flags: SourceFlags & JobOptions & { every?: string; config?: string }) => {
@@ -133,7 +134,10 @@ export function buildProgram(): Command {
       const result = await withDb(config, (db) => importLabels(db, files, config.network));
       for (const r of result.rejected) log(`rejected ${r.file}:${r.line}: ${r.reason}`);
       log(`labels: ${result.imported} imported, ${result.ignored} placeholders ignored, ${result.rejected.length} rejected`);
-      if (result.rejected.length > 0 && result.imported === 0) process.exitCode = 1;
+      if (result.rejected.length > 0) {
+        log(`labels: ${result.imported > 0 ? `the ${result.imported} valid rows were imported; ` : ''}fix the rejected rows and import again (rows are upserted, so repeating the valid ones is harmless)`);
+        process.exitCode = 1;
+      }
     });
 
   program.command('demo').description('run the job on the built-in demo chain, then serve it (what `npm start` does)')

@@ -9,6 +9,7 @@ import { consoleProgress, type Progress } from './progress.js';
 import { openSource, simTruthDir, type SourceOptions } from './sources.js';
 import { Db } from './store/db.js';
 import { scanChain } from './store/scan.js';
+import { DEFAULT_KEEP_RELEASES } from './domain/model.js';
 import { SIM_LABELS_FILE } from './chain/sim/index.js';
 
 export interface JobOptions extends SourceOptions {
@@ -45,7 +46,7 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
         opts.log(`labels: ${labels.imported} imported`);
       }
       await analyze(db, { log: opts.log });
-      const exported = await exportRelease(db, { outDir: config.outDir, keep: opts.keep ?? 3, progress, log: opts.log });
+      const exported = await exportRelease(db, { outDir: config.outDir, keep: opts.keep ?? DEFAULT_KEEP_RELEASES, progress, log: opts.log });
       return { scannedTo: scan.toHeight, newBlocks: scan.blocks, releaseId: exported.releaseId, files: exported.files };
     } finally {
       db.close();

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../src/analysis/analyze.js';
+import { LINKABLE_CONFIDENCE } from '../src/domain/model.js';
 import { Db } from '../src/store/db.js';
 import { scanChain } from '../src/store/scan.js';
 import { finalChain, fixtureSource, loadRecording } from './helpers/fixture-source.js';
@@ -29,15 +30,15 @@ describe('analysis of the regtest-small recording', () => {
   });
   afterAll(() => db.close());
 
-  it('every link at confidence >= 0.5 is a true round trip', () => {
+  it('every linkable link (confidence >= linkable_confidence) is a true round trip', () => {
     const trueTrips = new Set(truth.round_trips.map((t) => `${t.pegout}>${t.pegin}`));
-    const confident = links.filter((l) => l.confidence >= 0.5);
+    const confident = links.filter((l) => l.confidence >= LINKABLE_CONFIDENCE);
     expect(confident.length).toBeGreaterThan(0);
     for (const l of confident) expect(trueTrips, `${l.pegout} ← ${l.pegin} (${l.confidence})`).toContain(`${l.pegout}>${l.pegin}`);
   });
 
   it('finds the round trips of unique amounts', () => {
-    const found = new Set(links.filter((l) => l.confidence >= 0.5).map((l) => `${l.pegout}>${l.pegin}`));
+    const found = new Set(links.filter((l) => l.confidence >= LINKABLE_CONFIDENCE).map((l) => `${l.pegout}>${l.pegin}`));
     const counts = new Map<number, number>();
     const amountOf = (id: string) => (rec.truth.pegins as { id: string; amount_sat: number }[]).find((p) => p.id === id)!.amount_sat;
     for (const p of rec.truth.pegins as { amount_sat: number }[]) counts.set(p.amount_sat, (counts.get(p.amount_sat) ?? 0) + 1);

@@ -1,16 +1,28 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { analyze, ensureLabelsTable } from '../src/analysis/analyze.js';
 import { Db } from '../src/store/db.js';
+import { formatCoin } from '../src/domain/amount.js';
 import { buildAmountTable, privacyOf, scoreOfSet } from '../src/domain/privacy.js';
+import { CHAIN_FACTS, DEFAULT_PARAMS as P, HIGH_CONFIDENCE, HIGH_RISK_SCORE, LABEL_CATEGORIES } from '../src/domain/model.js';
 import { COIN, insertChain, txid } from './helpers/analysis-fixture.js';
 
-/** The link model of docs/methodology.md, written out independently of the SQL. */
+const { output_bytes_min: bytesMin, output_bytes_max: bytesMax, pegin_kernel_fee: peginFee, pegout_kernel_fee: pegoutFee, hop_kernel_fee: hopFee } =
+  Object.fromEntries(Object.entries(CHAIN_FACTS).map(([k, f]) => [k, f.value])) as Record<keyof typeof CHAIN_FACTS, number>;
+const riskOf = (name: string): number => LABEL_CATEGORIES.find((c) => c.name === name)!.risk;
+
+/** The link model of docs/methodology.md, written out independently of the SQL from the registry's values. */
 function expectedWeight(diff: number, gap: number, horizon: number, candidates: number): number {
-  const rate = (e: number) => (e < 31 ? 0 : (1 / 10) / (1 + e / 32.5 / 10) ** 2 / 32.5);
-  const fee = 0.95 * (0.85 * rate(diff - 6100) + 0.1 * rate(diff - 10000) + 0.04 * rate(diff - 13900) + 0.01 * rate(diff - 17800)) + 0.05 / 200_000;
-  const gapDensity = 1 / ((gap + 6) * Math.log((Math.max(horizon, gap) + 6) / 7));
-  return (0.5 * fee * gapDensity * 200_000 * horizon) / candidates;
+  const avgBytes = (bytesMin + bytesMax) / 2;
+  const rate = (e: number) => (e < bytesMin ? 0 : (1 / P.rate_scale) / (1 + e / avgBytes / P.rate_scale) ** 2 / avgBytes);
+  const priors = [P.hop_prior_0, P.hop_prior_1, P.hop_prior_2, P.hop_prior_3];
+  const fee = (1 - P.fee_other) * priors.reduce((sum, q, hops) => sum + q * rate(diff - peginFee - pegoutFee - hops * hopFee), 0) + P.fee_other / P.tol;
+  const gapDensity = 1 / ((gap + P.gap_g0) * Math.log((Math.max(horizon, gap) + P.gap_g0) / (1 + P.gap_g0)));
+  return (P.prior * fee * gapDensity * P.tol * horizon) / candidates;
 }
+/** The none-of-these weight of the confidence's denominator. */
+const NONE = 1 - P.prior;
+/** Confidences are stored rounded to 4 decimals. */
+const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
 
 let db: Db | undefined;
 afterEach(() => { db?.close(); db = undefined; });
@@ -32,13 +44,14 @@ describe('round-trip links', () => {
     expect(links).toEqual([expect.objectContaining({
       pegout_txid: txid('hog150'), pegout_vout: 1, pegin_txid: txid('unique'), pegin_vout: 0,
       amount_diff: 6410n, block_gap: 40, candidate_count: 1n, competitor_count: 0n,
-      confidence: Math.round((w / (0.5 + w)) * 1e4) / 1e4,
+      confidence: round4(w / (NONE + w)),
     })]);
-    expect(links[0]!.confidence).toBeGreaterThan(0.9);
+    expect(links[0]!.confidence).toBeGreaterThan(HIGH_CONFIDENCE);
     const reasons = links[0]!.reasons as string[];
-    expect(reasons[0]).toMatch(/amount difference 6410 litoshi: fits a direct round trip/);
-    expect(reasons[1]).toBe('1 candidate peg-in(s) in the window [1.23450379, 1.23650379]');
-    expect(reasons[3]).toBe('block gap 40 (about 1.7 hours)');
+    expect(reasons[0]).toBe(`amount difference 6410 litoshi: fits a direct round trip (peg-in kernel ${peginFee} + peg-out kernel ${pegoutFee} + fee rate × ${bytesMin}..${bytesMax} bytes)`);
+    const pegout = 123_456_789 - 6_410;
+    expect(reasons[1]).toBe(`1 candidate peg-in(s) in the window [${formatCoin(pegout)}, ${formatCoin(pegout + P.tol)}]`);
+    expect(reasons[3]).toBe(`block gap 40 (about ${(40 * CHAIN_FACTS.block_seconds.value / 3600).toFixed(1)} hours)`);
     expect(await d.all('SELECT key, value FROM a_meta ORDER BY key')).toEqual([
       { key: 'as_of_height', value: '300' }, { key: 'network', value: 'sim' }, { key: 'updated_at', value: '1700000000' },
     ]);
@@ -53,12 +66,12 @@ describe('round-trip links', () => {
     await analyze(d);
     const links = await d.all<{ pegin_txid: string; candidate_count: bigint; confidence: number }>(
       'SELECT pegin_txid, candidate_count, confidence FROM a_links ORDER BY confidence DESC');
-    // The odd candidate's share is below the 0.01 reporting floor, so only the fee-shaped one is listed.
+    // The odd candidate's share is below the min_reported floor, so only the fee-shaped one is listed.
     expect(links.map((l) => [l.pegin_txid, l.candidate_count])).toEqual([[txid('fits'), 2n]]);
     const h = 160 - 120 + 1;
     const wFit = expectedWeight(6_410, 40, h, 2), wOdd = expectedWeight(150_000, 39, h, 2);
-    expect(wOdd / (0.5 + wFit + wOdd)).toBeLessThan(0.01);
-    expect(links[0]!.confidence).toBeCloseTo(wFit / (0.5 + (wFit + wOdd) + wFit - wFit), 4);
+    expect(wOdd / (NONE + wFit + wOdd)).toBeLessThan(P.min_reported);
+    expect(links[0]!.confidence).toBeCloseTo(wFit / (NONE + (wFit + wOdd) + wFit - wFit), 4);
   });
 
   it('never reports a common amount', async () => {
@@ -109,7 +122,7 @@ describe('reuse, clusters and attribution', () => {
       { address: 'C1', pegin_txid: txid('reuse'), pegin_vout: 0, pegout_txid: txid('hog-reuse'), pegout_vout: 1 },
     ]);
     const score = await d.one<{ privacy_score: number; reasons: string[] }>('SELECT * FROM a_pegin_scores WHERE txid = $1', [txid('reuse')]);
-    expect(score?.reasons).toContain('a funding address also received a peg-out (address reuse): −25');
+    expect(score?.reasons).toContain(`a funding address also received a peg-out (address reuse): −${P.reuse_penalty}`);
   });
 
   it('clusters co-spent addresses transitively under the smallest address', async () => {
@@ -134,8 +147,8 @@ describe('reuse, clusters and attribution', () => {
     expect(await d.all('SELECT address, entity, category, via, confidence, cluster_id FROM a_attribution ORDER BY address')).toEqual([
       { address: 'S1', entity: 'Bad Actor', category: 'sanctioned', via: 'direct', confidence: 1, cluster_id: 'S1' },
       { address: 'X1', entity: 'BigExchange', category: 'exchange', via: 'direct', confidence: 0.9, cluster_id: 'X1' },
-      { address: 'X2', entity: 'BigExchange', category: 'exchange', via: 'cluster', confidence: 0.72, cluster_id: 'X1' },
-      { address: 'X3', entity: 'BigExchange', category: 'exchange', via: 'cluster', confidence: 0.72, cluster_id: 'X1' },
+      { address: 'X2', entity: 'BigExchange', category: 'exchange', via: 'cluster', confidence: round4(0.9 * P.cluster_decay), cluster_id: 'X1' },
+      { address: 'X3', entity: 'BigExchange', category: 'exchange', via: 'cluster', confidence: round4(0.9 * P.cluster_decay), cluster_id: 'X1' },
     ]);
   });
 
@@ -146,8 +159,8 @@ describe('reuse, clusters and attribution', () => {
     const link = await d.one<{ confidence: number }>('SELECT confidence FROM a_links WHERE pegout_txid = $1', [txid('hog-sanct')]);
     const score = await d.one<{ risk_score: number; traceability: number }>('SELECT * FROM a_pegout_scores WHERE txid = $1', [txid('hog-sanct')]);
     expect(score?.traceability).toBe(link?.confidence);
-    expect(score?.risk_score).toBe(Math.min(100, Math.round(100 * link!.confidence + 10 * link!.confidence)));
-    expect(score!.risk_score).toBeGreaterThanOrEqual(70);
+    expect(score?.risk_score).toBe(Math.min(100, Math.round(riskOf('sanctioned') * link!.confidence + P.traceability_weight * link!.confidence)));
+    expect(score!.risk_score).toBeGreaterThanOrEqual(HIGH_RISK_SCORE);
     const stats = await d.one<{ value: string }>("SELECT value FROM a_stats WHERE key = 'high_risk_pegouts'");
     expect(stats?.value).toBe('1');
     expect(await d.all('SELECT from_entity, from_category, to_entity, to_category, links, expected_links, amount FROM a_entity_flows')).toEqual([
@@ -155,7 +168,7 @@ describe('reuse, clusters and attribution', () => {
     ]);
   });
 
-  it('recommends the common amounts and never a wait below 1.75 days', async () => {
+  it('recommends the common amounts and never a wait below min_wait_blocks (1.75 days)', async () => {
     const d = await fresh();
     await scenario(d);
     await d.exec(`INSERT INTO pegins VALUES ('r1', 0, 130, 0, ${COIN}, 'k', 1, 'Q1'), ('r2', 0, 131, 0, ${COIN}, 'k', 1, 'Q2')`);
@@ -163,8 +176,8 @@ describe('reuse, clusters and attribution', () => {
     const doc = JSON.parse((await d.one<{ doc: string }>('SELECT doc FROM a_recommendations'))!.doc);
     expect(doc.best_pegin_amounts).toEqual([{ amount: 1, anonymity_set: 2 }]);
     expect(doc.best_pegout_amounts).toEqual([]);
-    expect(doc.recommended_wait_blocks).toBe(1008);
-    expect(doc.recommended_wait_hours).toBe(42);
+    expect(doc.recommended_wait_blocks).toBe(P.min_wait_blocks);
+    expect(doc.recommended_wait_hours).toBe(Math.round(P.min_wait_blocks * CHAIN_FACTS.block_seconds.value / 360) / 10);
     expect(doc.notes.length).toBeGreaterThan(2);
   });
 
@@ -176,8 +189,8 @@ describe('reuse, clusters and attribution', () => {
     await d.exec("UPDATE blocks SET coinbase_address = 'M3' WHERE height = 8");
     await analyze(d);
     expect(await d.all('SELECT address, entity, category, confidence, source FROM a_labels ORDER BY address')).toEqual([
-      { address: 'M1', entity: 'ViaBTC', category: 'pool', confidence: 0.9, source: 'coinbase' },
-      { address: 'M2', entity: 'unnamed pool', category: 'pool', confidence: 0.6, source: 'coinbase' },
+      { address: 'M1', entity: 'ViaBTC', category: 'pool', confidence: P.pool_tagged_confidence, source: 'coinbase' },
+      { address: 'M2', entity: 'unnamed pool', category: 'pool', confidence: P.pool_untagged_confidence, source: 'coinbase' },
     ]);
   });
 });
@@ -211,7 +224,7 @@ describe('peg-in privacy scores', () => {
     const table = buildAmountTable({ pegin: amounts.map((a) => [a, 1] as const), pegout: [] });
     for (const [i, amount] of amounts.entries()) {
       const row = rows.find((r) => r.txid === txid(`p${i}`))!;
-      const expectedSet = amounts.filter((a) => Math.abs(a - amount) <= 200_000).length;
+      const expectedSet = amounts.filter((a) => Math.abs(a - amount) <= P.tol).length;
       expect(Number(row.anonymity_set)).toBe(expectedSet);
       expect(row.privacy_score).toBe(scoreOfSet(expectedSet));
       // The wallet's view of the same amount counts its own planned peg-in on top.

@@ -39,17 +39,19 @@ JOIN (SELECT rk, height, amount, exact_count FROM w_pegin_ranked) p ON p.rk = w.
 WHERE p.height < w.height;
 
 -- Density (per litoshi) of the fee-rate part of a peg-out kernel fee:
--- e = rate × output size (31..34 bytes), rate ~ Pareto-like with scale {{rate_scale}} litoshi/vB.
+-- e = rate × output size ({{output_bytes_min}}..{{output_bytes_max}} bytes), rate ~ Pareto-like with scale {{rate_scale}} litoshi/vB.
 CREATE OR REPLACE TEMP MACRO w_rate_density(e) AS
-  CASE WHEN e < 31 THEN 0.0
-       ELSE (1.0 / {{rate_scale}}) / pow(1 + (e / 32.5) / {{rate_scale}}, 2) / 32.5 END;
+  CASE WHEN e < {{output_bytes_min}} THEN 0.0
+       ELSE (1.0 / {{rate_scale}}) / pow(1 + (e / {{output_bytes_avg}}) / {{rate_scale}}, 2) / {{output_bytes_avg}} END;
 
--- Density of a round trip's amount difference: peg-in kernel 3,900 + peg-out
--- kernel 2,200 + rate part, plus 3,900 per extra MWEB hop (priors 0.85/0.10/0.04/0.01),
--- mixed with {{fee_other}} spread evenly over the window (other wallets, other fees).
+-- Density of a round trip's amount difference: peg-in kernel + peg-out kernel
+-- ({{round_trip_fee}}) + rate part, plus {{hop_kernel_fee}} per extra MWEB hop (k = 0..3 with
+-- priors hop_prior_k), mixed with {{fee_other}} spread evenly over the window (other wallets, other fees).
 CREATE OR REPLACE TEMP MACRO w_fee_density(d) AS
-  (1 - {{fee_other}}) * (0.85 * w_rate_density(d - 6100) + 0.10 * w_rate_density(d - 10000)
-                       + 0.04 * w_rate_density(d - 13900) + 0.01 * w_rate_density(d - 17800))
+  (1 - {{fee_other}}) * ({{hop_prior_0}} * w_rate_density(d - {{round_trip_fee}})
+                       + {{hop_prior_1}} * w_rate_density(d - {{round_trip_fee}} - 1 * {{hop_kernel_fee}})
+                       + {{hop_prior_2}} * w_rate_density(d - {{round_trip_fee}} - 2 * {{hop_kernel_fee}})
+                       + {{hop_prior_3}} * w_rate_density(d - {{round_trip_fee}} - 3 * {{hop_kernel_fee}}))
   + {{fee_other}} / {{tol}};
 
 -- Density of a round trip's block gap g >= 1 over a horizon of h blocks: ∝ 1 / (g + g0).
@@ -91,13 +93,14 @@ SELECT o.txid AS pegout_txid, o.vout AS pegout_vout, pegout_height, pegout_amoun
   candidate_count, competitor_count, round(confidence, 4) AS confidence,
   [
     printf('amount difference %d litoshi: %s', amount_diff,
-      CASE WHEN amount_diff BETWEEN 6131 AND 9500 THEN 'fits a direct round trip (peg-in kernel 3900 + peg-out kernel 2200 + fee rate × 31..34 bytes)'
-           WHEN amount_diff BETWEEN 10031 AND 13400 THEN 'fits a round trip with one extra MWEB hop (+3900)'
-           WHEN amount_diff BETWEEN 13931 AND 21300 THEN 'fits a round trip with two or three extra MWEB hops'
-           WHEN amount_diff < 6131 THEN 'below the smallest MWEB round-trip fee (6131): weak evidence'
+      CASE WHEN amount_diff BETWEEN {{fee_band_direct_min}} AND {{fee_band_direct_max}}
+             THEN 'fits a direct round trip (peg-in kernel {{pegin_kernel_fee}} + peg-out kernel {{pegout_kernel_fee}} + fee rate × {{output_bytes_min}}..{{output_bytes_max}} bytes)'
+           WHEN amount_diff BETWEEN {{fee_band_hop_min}} AND {{fee_band_hop_max}} THEN 'fits a round trip with one extra MWEB hop (+{{hop_kernel_fee}})'
+           WHEN amount_diff BETWEEN {{fee_band_hops_min}} AND {{fee_band_hops_max}} THEN 'fits a round trip with two or three extra MWEB hops'
+           WHEN amount_diff < {{fee_band_direct_min}} THEN 'below the smallest MWEB round-trip fee ({{fee_band_direct_min}}): weak evidence'
            ELSE 'larger than usual MWEB fees: weak evidence' END),
     printf('%d candidate peg-in(s) in the window [%s, %s]', candidate_count,
-      (pegout_amount / 1e8)::DECIMAL(18, 8)::VARCHAR, ((pegout_amount + {{tol}}) / 1e8)::DECIMAL(18, 8)::VARCHAR),
+      (pegout_amount / {{litoshi_per_coin}})::DECIMAL(18, 8)::VARCHAR, ((pegout_amount + {{tol}}) / {{litoshi_per_coin}})::DECIMAL(18, 8)::VARCHAR),
     printf('%d competing peg-out(s) could also be this peg-in''s exit', competitor_count),
     printf('block gap %d (about %.1f hours)', block_gap, block_gap * {{block_seconds}} / 3600.0),
     printf('weight %.3g against a none-of-these weight of %.2f: share %.3f among this peg-out''s candidates, %.3f among this peg-in''s exits',

@@ -1,7 +1,8 @@
 -- a_labels: curated labels plus mining-pool labels derived from coinbase payouts.
 -- A coinbase payout address that mined at least {{pool_min_blocks}} blocks is a
--- pool; its entity is the most frequent readable coinbase tag ("unnamed pool"
--- when it never tagged). A curated label of the same address takes precedence.
+-- pool; its entity is the most frequent readable coinbase tag (confidence
+-- {{pool_tagged_confidence}}), "unnamed pool" when it never tagged ({{pool_untagged_confidence}}).
+-- A curated label of the same address takes precedence.
 CREATE OR REPLACE TEMP TABLE a_labels AS
 WITH tagged AS (
   SELECT coinbase_address AS address,
@@ -15,7 +16,7 @@ WITH tagged AS (
   FROM tagged GROUP BY address
 )
 SELECT address, coalesce(tag, 'unnamed pool') AS entity, 'pool' AS category,
-       CASE WHEN tag IS NULL THEN 0.6 ELSE 0.9 END AS confidence, 'coinbase' AS source
+       CASE WHEN tag IS NULL THEN {{pool_untagged_confidence}} ELSE {{pool_tagged_confidence}} END AS confidence, 'coinbase' AS source
 FROM pools
 WHERE blocks >= {{pool_min_blocks}} AND address NOT IN (SELECT address FROM labels)
 UNION ALL

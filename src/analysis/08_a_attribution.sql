@@ -1,6 +1,7 @@
 -- a_attribution (SPEC §2): every labeled address directly (its most confident
 -- label), and the other addresses of a cluster holding an institutional label
--- (exchange, service, pool, merchant, gambling) at that confidence × {{cluster_decay}}.
+-- (a category that propagates in w_label_categories: exchange, service, pool,
+-- merchant, gambling) at that confidence × {{cluster_decay}}.
 -- sanctioned, mixer and other (person-level, unknown) labels never propagate:
 -- a common-input cluster can be a coinjoin or a payment batch, and wrongly
 -- tainting a person is worse than missing a label.
@@ -12,7 +13,7 @@ WITH direct AS (
 ), institutional AS (
   SELECT c.cluster_id, d.entity, d.category, d.confidence
   FROM direct d JOIN a_clusters c USING (address)
-  WHERE d.category IN ('exchange', 'service', 'pool', 'merchant', 'gambling')
+  WHERE d.category IN (SELECT category FROM w_label_categories WHERE propagates)
   QUALIFY row_number() OVER (PARTITION BY c.cluster_id ORDER BY d.confidence DESC, d.entity) = 1
 )
 SELECT d.address, d.entity, d.category, 'direct' AS via, d.confidence, c.cluster_id

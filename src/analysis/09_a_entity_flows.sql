@@ -1,5 +1,5 @@
 -- a_entity_flows: value moving between attributed entities through round-trip
--- links of confidence >= 0.5 (funding entity of the peg-in → entity of the
+-- links of confidence >= {{linkable_confidence}} (funding entity of the peg-in → entity of the
 -- peg-out address; 'unattributed' when unknown). expected_links = sum of confidences.
 CREATE OR REPLACE TEMP TABLE a_entity_flows AS
 WITH funding AS (
@@ -12,6 +12,6 @@ SELECT coalesce(f.entity, 'unattributed') AS from_entity, f.category AS from_cat
 FROM a_links l
 LEFT JOIN funding f ON f.txid = l.pegin_txid AND f.vout = l.pegin_vout
 LEFT JOIN a_attribution t ON t.address = l.pegout_address
-WHERE l.confidence >= 0.5
+WHERE l.confidence >= {{linkable_confidence}}
 GROUP BY ALL
 ORDER BY links DESC, from_entity, to_entity;

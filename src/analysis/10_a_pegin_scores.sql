@@ -39,7 +39,7 @@ SELECT txid, vout,
     - CASE WHEN funding_entity IS NOT NULL THEN {{entity_penalty}} ELSE 0 END))::INTEGER AS privacy_score,
   anonymity_set, max_link_confidence,
   list_filter([
-    printf('%d peg-in(s) within ±%s of this amount: base score %d', anonymity_set, ({{tol}} / 1e8)::DECIMAL(18, 8)::VARCHAR, base::INTEGER),
+    printf('%d peg-in(s) within ±%s of this amount: base score %d', anonymity_set, ({{tol}} / {{litoshi_per_coin}})::DECIMAL(18, 8)::VARCHAR, base::INTEGER),
     CASE WHEN max_link_confidence > 0 THEN printf('linked to a peg-out with confidence %.2f: score × %.2f', max_link_confidence, 1 - max_link_confidence) END,
     CASE WHEN reused THEN printf('a funding address also received a peg-out (address reuse): −%d', {{reuse_penalty}}) END,
     CASE WHEN funding_entity IS NOT NULL THEN printf('funded from an address attributed to %s: −%d', funding_entity, {{entity_penalty}}) END

@@ -3,18 +3,20 @@
 --            max over links of link confidence × funding category risk × its confidence)
 --        + {{traceability_weight}} × traceability (best link confidence)
 --        + {{reuse_risk}} when the destination address also funded a peg-in; capped at 100.
-CREATE OR REPLACE TEMP MACRO w_category_risk(c) AS
-  CASE c WHEN 'sanctioned' THEN 100 WHEN 'mixer' THEN 85 WHEN 'gambling' THEN 50 WHEN 'other' THEN 30
-         WHEN 'exchange' THEN 15 WHEN 'service' THEN 15 WHEN 'merchant' THEN 10 WHEN 'pool' THEN 5 ELSE 0 END;
+-- Category risks come from w_label_categories (the model registry); an
+-- address without attribution has risk 0.
+CREATE OR REPLACE TEMP TABLE w_attribution_risk AS
+SELECT a.address, a.entity, a.category, a.confidence, coalesce(k.risk, 0) AS category_risk
+FROM a_attribution a LEFT JOIN w_label_categories k USING (category);
 
 CREATE OR REPLACE TEMP TABLE a_pegout_scores AS
 WITH funding_risk AS (
   SELECT l.pegout_txid AS txid, l.pegout_vout AS vout,
-         max(l.confidence * w_category_risk(a.category) * a.confidence) AS risk,
-         arg_max(a.category, l.confidence * w_category_risk(a.category) * a.confidence) AS category
+         max(l.confidence * a.category_risk * a.confidence) AS risk,
+         arg_max(a.category, l.confidence * a.category_risk * a.confidence) AS category
   FROM a_links l
   JOIN pegin_inputs i ON i.pegin_txid = l.pegin_txid
-  JOIN a_attribution a ON a.address = i.address
+  JOIN w_attribution_risk a ON a.address = i.address
   GROUP BY ALL
 ), traced AS (
   SELECT pegout_txid AS txid, pegout_vout AS vout, max(confidence) AS traceability FROM a_links GROUP BY ALL
@@ -22,12 +24,12 @@ WITH funding_risk AS (
   SELECT DISTINCT pegout_txid AS txid, pegout_vout AS vout FROM a_reuse
 ), parts AS (
   SELECT o.txid, o.vout, a.category AS dest_category, a.entity AS dest_entity,
-    coalesce(w_category_risk(a.category) * a.confidence, 0) AS dest_risk,
+    coalesce(a.category_risk * a.confidence, 0) AS dest_risk,
     coalesce(f.risk, 0) AS funding_risk, f.category AS funding_category,
     coalesce(t.traceability, 0) AS traceability,
     r.txid IS NOT NULL AS reused
   FROM w_pegouts o
-  LEFT JOIN a_attribution a ON a.address = o.address
+  LEFT JOIN w_attribution_risk a ON a.address = o.address
   LEFT JOIN funding_risk f ON f.txid = o.txid AND f.vout = o.vout
   LEFT JOIN traced t ON t.txid = o.txid AND t.vout = o.vout
   LEFT JOIN reused r ON r.txid = o.txid AND r.vout = o.vout

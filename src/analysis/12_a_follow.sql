@@ -1,6 +1,6 @@
 -- a_follow: multi-hop follow chains for every funding address. One step:
 -- address → the peg-in it funded whose best link is most confident → that
--- peg-out → its address. Up to 10 hops, no address visited twice;
+-- peg-out → its address. Up to {{follow_max_hops}} hops, no address visited twice;
 -- cumulative_confidence is the product of the per-hop confidences.
 CREATE OR REPLACE TEMP TABLE w_follow_step AS
 SELECT i.address AS from_address, l.pegin_txid, l.pegin_vout, l.pegout_txid, l.pegout_vout,
@@ -20,7 +20,7 @@ WITH RECURSIVE chain AS (
   SELECT c.start_address, c.hop + 1, s.from_address, s.pegin_txid, s.pegin_vout, s.pegout_txid, s.pegout_vout,
          s.to_address, s.confidence, c.cumulative_confidence * s.confidence, list_append(c.visited, s.to_address)
   FROM chain c JOIN w_follow_step s ON s.from_address = c.to_address
-  WHERE c.hop < 10 AND NOT list_contains(c.visited, s.to_address)
+  WHERE c.hop < {{follow_max_hops}} AND NOT list_contains(c.visited, s.to_address)
 )
 SELECT start_address, hop, from_address, pegin_txid, pegin_vout, pegout_txid, pegout_vout, to_address,
        confidence, round(cumulative_confidence, 6) AS cumulative_confidence

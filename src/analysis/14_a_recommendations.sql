@@ -1,18 +1,18 @@
 -- a_recommendations: the SPEC `recommendations` object as one JSON document.
--- Best amounts: the exact amounts used most often (at least twice).
--- Wait: the 90th percentile block gap of links at confidence >= 0.9 (waiting
--- longer than most round trips that were still caught), never below
--- {{min_wait_blocks}} blocks (about 1.75 days).
+-- Best amounts: the exact amounts used most often (at least {{best_amount_min_count}} times).
+-- Wait: the {{wait_quantile}} quantile of the block gaps of links at confidence >=
+-- {{high_confidence}} (waiting longer than most round trips that were still caught),
+-- never below {{min_wait_blocks}} blocks (about 1.75 days).
 CREATE OR REPLACE TEMP TABLE a_recommendations AS
 WITH best AS (
-  SELECT side, list({'amount': (amount / 1e8)::DECIMAL(18, 8)::DOUBLE, 'anonymity_set': count} ORDER BY count DESC, amount) AS amounts
+  SELECT side, list({'amount': (amount / {{litoshi_per_coin}})::DECIMAL(18, 8)::DOUBLE, 'anonymity_set': count} ORDER BY count DESC, amount) AS amounts
   FROM (
     SELECT side, amount, count, row_number() OVER (PARTITION BY side ORDER BY count DESC, amount) AS pos
-    FROM a_amounts WHERE count >= 2
+    FROM a_amounts WHERE count >= {{best_amount_min_count}}
   ) WHERE pos <= {{best_amounts}}
   GROUP BY side
 ), gaps AS (
-  SELECT count(*) AS n, quantile_disc(block_gap, 0.9) AS p90 FROM a_links WHERE confidence >= 0.9
+  SELECT count(*) AS n, quantile_disc(block_gap, {{wait_quantile}}) AS p90 FROM a_links WHERE confidence >= {{high_confidence}}
 ), wait AS (
   SELECT n, p90, greatest({{min_wait_blocks}}, coalesce(p90, 0)) AS blocks FROM gaps
 )
@@ -26,7 +26,8 @@ SELECT {
     'Do not peg out the amount you pegged in minus fees; a peg-out a few thousand litoshi below a peg-in is the strongest link signal.',
     printf('Wait at least %d blocks (about %.1f hours) before pegging out; %s.', blocks, blocks * {{block_seconds}} / 3600.0,
       CASE WHEN n = 0 THEN 'no confident links were observed yet, so this is the minimum'
-           ELSE printf('90%% of the %d links found at confidence >= 0.9 had a gap of %d blocks or less', n, p90) END),
+           ELSE printf('%d%% of the %d links found at confidence >= {{high_confidence}} had a gap of %d blocks or less',
+                        round(100 * {{wait_quantile}})::INTEGER, n, p90) END),
     'Peg out to a fresh address, never to an address that funded a peg-in.',
     'Links are inferences from public data, not proof.'
   ]

@@ -11,64 +11,11 @@
  * Formulas and constants: docs/methodology.md.
  */
 import type { Litoshi } from '../domain/amount.js';
-import { DEFAULT_TOLERANCE, FULL_SCORE_SET } from '../domain/privacy.js';
+import { bindSql, DEFAULT_PARAMS, HIGH_CONFIDENCE, LABEL_CATEGORIES, modelSqlValues, type AnalysisParams } from '../domain/model.js';
 import { readSql, type Db } from '../store/db.js';
 
-/** Tunable constants of the analysis; every one is documented in docs/methodology.md. */
-export interface AnalysisParams {
-  /** Link window: a peg-out of A matches peg-ins in [A, A + tol] (litoshi). */
-  tol: Litoshi;
-  /** Windows holding more peg-ins than this (whatever their height) are never expanded into pairs. */
-  max_join: number;
-  /** Peg-outs with more candidates than this are not reported. */
-  max_candidates: number;
-  /** A peg-in amount used this many times or more is common: never reported as a link. */
-  common_exact: number;
-  /** Prior probability that a peg-out is the whole-balance exit of one visible peg-in. */
-  prior: number;
-  /** Share of round trips whose amount difference is not a standard MWEB fee. */
-  fee_other: number;
-  /** Scale of the fee-rate distribution (litoshi/vB). */
-  rate_scale: number;
-  /** Offset of the block-gap density 1 / (gap + g0). */
-  gap_g0: number;
-  min_reported: number;
-  max_reported_per_pegout: number;
-  block_seconds: number;
-  pool_min_blocks: number;
-  cluster_decay: number;
-  full_score_set: number;
-  reuse_penalty: number;
-  entity_penalty: number;
-  traceability_weight: number;
-  reuse_risk: number;
-  best_amounts: number;
-  /** About 1.75 days of 150-second blocks. */
-  min_wait_blocks: number;
-}
-
-export const DEFAULT_PARAMS: AnalysisParams = {
-  tol: DEFAULT_TOLERANCE,
-  max_join: 60,
-  max_candidates: 20,
-  common_exact: 2,
-  prior: 0.5,
-  fee_other: 0.05,
-  rate_scale: 10,
-  gap_g0: 6,
-  min_reported: 0.01,
-  max_reported_per_pegout: 3,
-  block_seconds: 150,
-  pool_min_blocks: 3,
-  cluster_decay: 0.8,
-  full_score_set: FULL_SCORE_SET,
-  reuse_penalty: 25,
-  entity_penalty: 15,
-  traceability_weight: 10,
-  reuse_risk: 10,
-  best_amounts: 10,
-  min_wait_blocks: 1008,
-};
+/** The tunable constants and their defaults live in the model registry (src/domain/model.ts). */
+export { DEFAULT_PARAMS, type AnalysisParams } from '../domain/model.js';
 
 export interface AnalyzeOptions {
   log?: (line: string) => void;
@@ -110,15 +57,6 @@ const MAX_CLUSTER_ITERATIONS = 64;
 /** Keeps `analyze` of the x10 preset under 2 GB RSS on a small machine; DuckDB spills beyond it. */
 const DEFAULT_MEMORY_LIMIT_MB = 1024;
 
-/** Fills `{{name}}` placeholders with numeric literals only (no text ever reaches the SQL). */
-export function bindSql(sql: string, values: Record<string, number>): string {
-  return sql.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
-    const value = values[name];
-    if (value === undefined || !Number.isFinite(value)) throw new Error(`analysis SQL needs a numeric value for {{${name}}}`);
-    return String(value);
-  });
-}
-
 async function asOfHeight(db: Db): Promise<number> {
   const cursor = await db.getMeta('cursor_height');
   if (cursor !== undefined && /^\d+$/.test(cursor)) return Number(cursor);
@@ -136,7 +74,7 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
   await ensureLabelsTable(db);
   const height = await asOfHeight(db);
   const updatedAt = opts.now ?? Math.floor(Date.now() / 1000);
-  const values: Record<string, number> = { ...params, as_of_height: height, now: updatedAt };
+  const values: Record<string, number> = { ...modelSqlValues(params), as_of_height: height, now: updatedAt };
   const steps: { step: string; ms: number }[] = [];
   let clusterIterations = 0;
 
@@ -144,6 +82,7 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
   const memory = await db.one<{ limit: string }>("SELECT current_setting('memory_limit') AS limit");
   await db.exec(`SET memory_limit = '${Math.max(256, Math.floor(opts.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB))}MB'`);
   try {
+    await loadLabelCategories(db);
     for (const step of STEPS) {
       const started = performance.now();
       await db.exec(bindSql(readSql(import.meta.url, `${step}.sql`), values));
@@ -154,7 +93,8 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
       await opts.onStep?.(step);
     }
     const counts = await db.one<{ links: bigint; high: bigint; pairs: bigint }>(
-      'SELECT count(*) AS links, count(*) FILTER (WHERE confidence >= 0.9) AS high, (SELECT count(*) FROM w_pairs) AS pairs FROM temp.main.a_links');
+      'SELECT count(*) AS links, count(*) FILTER (WHERE confidence >= $1) AS high, (SELECT count(*) FROM w_pairs) AS pairs FROM temp.main.a_links',
+      [HIGH_CONFIDENCE]);
     result = {
       links: Number(counts?.links ?? 0),
       highConfidenceLinks: Number(counts?.high ?? 0),
@@ -167,8 +107,20 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
     await dropWorkTables(db);
     if (memory) await db.exec(`SET memory_limit = '${memory.limit.replace(/'/g, '')}'`);
   }
-  log(`analyze: as of height ${height}: ${result.links} links (${result.highConfidenceLinks} at confidence >= 0.9)`);
+  log(`analyze: as of height ${height}: ${result.links} links (${result.highConfidenceLinks} at confidence >= ${HIGH_CONFIDENCE})`);
   return { asOfHeight: height, updatedAt, ...result, clusterIterations, steps };
+}
+
+/** The label categories of the model registry as the work table w_label_categories (category, risk, propagates). */
+async function loadLabelCategories(db: Db): Promise<void> {
+  await db.exec(readSql(import.meta.url, 'label-categories.sql'));
+  const appender = await db.appender('w_label_categories',
+    [{ name: 'category', type: 'varchar' }, { name: 'risk', type: 'integer' }, { name: 'propagates', type: 'boolean' }], 'temp');
+  try {
+    for (const c of LABEL_CATEGORIES) appender.append([c.name, c.risk, c.propagates]);
+  } finally {
+    appender.close();
+  }
 }
 
 /** One transaction: every freshly built temp a_* table replaces its published twin. */

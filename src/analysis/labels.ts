@@ -1,30 +1,53 @@
 /**
  * `pegscope labels import FILE…`: curated labels from CSV (header
- * `address,entity,category,confidence,source` required) or JSON
- * (`{"labels":[{address, entity, category, confidence, source}, …]}`),
- * upserted into the `labels` table by (address, source). Invalid rows are
- * rejected with their line number while the valid rows are kept; placeholder
- * rows (address starting with EXAMPLE) are ignored.
+ * `address,entity,category,confidence,source` required, RFC 4180 quoting) or
+ * JSON (`{"labels":[{address, entity, category, confidence, source}, …]}`),
+ * upserted into the `labels` table by (address, source). Every row is checked
+ * strictly; an invalid row is rejected with its line and its own reason while
+ * the valid rows are still imported. Placeholder rows (address starting with
+ * EXAMPLE) are ignored.
  */
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { CsvError, parse as parseCsv } from 'csv-parse/sync';
 import { isValidAddress } from '../domain/address.js';
+import { LABEL_CATEGORY_NAMES, type LabelCategory } from '../domain/model.js';
 import type { NetworkParams } from '../domain/network.js';
 import type { Db } from '../store/db.js';
 import { ensureLabelsTable } from './analyze.js';
 
-export const LABEL_CATEGORIES = ['exchange', 'service', 'pool', 'mixer', 'gambling', 'merchant', 'sanctioned', 'other'] as const;
-export type LabelCategory = (typeof LABEL_CATEGORIES)[number];
-export const CSV_HEADER = ['address', 'entity', 'category', 'confidence', 'source'] as const;
+export const LABEL_FIELDS = ['address', 'entity', 'category', 'confidence', 'source'] as const;
+type LabelField = (typeof LABEL_FIELDS)[number];
+/** Longer than any real entity name, short enough that labels never bloat the documents that embed them. */
+export const MAX_ENTITY_CHARS = 100;
+/** Room for a feed name or a URL. */
+export const MAX_SOURCE_CHARS = 200;
 const PLACEHOLDER = /^EXAMPLE/;
 const INSERT_CHUNK = 500;
+/** A confidence in CSV (or a JSON string): digits with an optional decimal part, nothing else. */
+const PLAIN_DECIMAL = /^\d+(?:\.\d+)?$/;
+/** Characters that would reach a terminal or a document as control codes or reorder the text around them. */
+const CONTROL = /[\p{Cc}\u2028\u2029]/u;
+const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+const CONTROL_NAMES: Record<number, string> = { 0x00: 'NUL', 0x09: 'tab', 0x0a: 'line feed', 0x0d: 'carriage return', 0x1b: 'ESC' };
+const ALLOWED_CONFIDENCE = 'write a plain decimal number from 0 to 1, such as 0.8';
+/** Characters of user text a message quotes back: any address fits. */
+const SHOWN_CHARS = 100;
 
 export interface Label { address: string; entity: string; category: LabelCategory; confidence: number; source: string }
 export interface Rejection { file: string; line: number; reason: string }
 export interface ImportResult { imported: number; ignored: number; rejected: Rejection[] }
+export type LabelCheck = { kind: 'label'; label: Label } | { kind: 'placeholder' } | { kind: 'rejected'; reason: string };
 
-/** A raw row from a file with the line it starts on. */
-interface RawRow { line: number; fields: Record<string, unknown> }
+/** A row read from a file, with the line it starts on: its fields, or why it could not be read. */
+export type RawRow = { line: number; fields: Record<string, unknown> } | { line: number; error: string };
+
+/** Thrown for a file that cannot be read as a whole (unreadable, bad header, not CSV or JSON): nothing of it is imported. */
+class LabelFileError extends Error {
+  constructor(readonly line: number, message: string) {
+    super(message);
+  }
+}
 
 export async function importLabels(db: Db, files: string[], network: NetworkParams): Promise<ImportResult> {
   const result: ImportResult = { imported: 0, ignored: 0, rejected: [] };
@@ -34,14 +57,15 @@ export async function importLabels(db: Db, files: string[], network: NetworkPara
     try {
       rows = readLabelFile(file);
     } catch (err) {
-      result.rejected.push({ file, line: 0, reason: err instanceof Error ? err.message : String(err) });
+      if (!(err instanceof LabelFileError)) throw err;
+      result.rejected.push({ file, line: err.line, reason: err.message });
       continue;
     }
     for (const row of rows) {
-      const checked = checkLabel(row.fields, network, basename(file));
-      if (checked === 'placeholder') result.ignored++;
-      else if (typeof checked === 'string') result.rejected.push({ file, line: row.line, reason: checked });
-      else labels.set(`${checked.address}\u0000${checked.source}`, checked);
+      const checked: LabelCheck = 'error' in row ? { kind: 'rejected', reason: row.error } : checkLabel(row.fields, network, basename(file));
+      if (checked.kind === 'placeholder') result.ignored++;
+      else if (checked.kind === 'rejected') result.rejected.push({ file, line: row.line, reason: checked.reason });
+      else labels.set(`${checked.label.address}\u0000${checked.label.source}`, checked.label);
     }
   }
   await ensureLabelsTable(db);
@@ -59,25 +83,94 @@ export async function importLabels(db: Db, files: string[], network: NetworkPara
   return result;
 }
 
-/** Validates one row; returns the label, 'placeholder', or the reason it is rejected. */
-export function checkLabel(fields: Record<string, unknown>, network: NetworkParams, defaultSource: string): Label | 'placeholder' | string {
-  const text = (key: string) => (typeof fields[key] === 'string' ? (fields[key] as string).trim() : fields[key] === undefined || fields[key] === null ? '' : String(fields[key]).trim());
-  const address = text('address');
-  if (PLACEHOLDER.test(address)) return 'placeholder';
-  if (!address) return 'address is missing';
-  if (!isValidAddress(address, network)) return `address "${address}" is not a valid ${network.name} address`;
-  const entity = text('entity');
-  if (!entity) return 'entity is missing';
-  const category = text('category').toLowerCase();
-  if (!(LABEL_CATEGORIES as readonly string[]).includes(category)) {
-    return `unknown category "${text('category')}"; allowed: ${LABEL_CATEGORIES.join(', ')}`;
+/** Validates one row (CSV cells are strings; JSON values may be anything). */
+export function checkLabel(fields: Record<string, unknown>, network: NetworkParams, defaultSource: string): LabelCheck {
+  const rejected = (reason: string): LabelCheck => ({ kind: 'rejected', reason });
+  const unknown = Object.keys(fields).find((key) => !(LABEL_FIELDS as readonly string[]).includes(key));
+  if (unknown !== undefined) return rejected(`unknown field ${shown(unknown)}; allowed: ${LABEL_FIELDS.join(', ')}`);
+
+  const address = text(fields, 'address');
+  if (typeof address === 'object') return rejected(address.problem);
+  if (PLACEHOLDER.test(address)) return { kind: 'placeholder' };
+  if (!address) return rejected('address is missing');
+  if (!isValidAddress(address, network)) return rejected(`address ${shown(address)} is not a valid ${network.name} address`);
+
+  const entity = text(fields, 'entity');
+  if (typeof entity === 'object') return rejected(entity.problem);
+  if (!entity) return rejected('entity is missing');
+  const entityProblem = printableProblem('entity', entity, MAX_ENTITY_CHARS);
+  if (entityProblem) return rejected(entityProblem);
+
+  const category = text(fields, 'category');
+  if (typeof category === 'object') return rejected(category.problem);
+  if (!category) return rejected(`category is missing; allowed: ${LABEL_CATEGORY_NAMES.join(', ')}`);
+  const name = category.toLowerCase();
+  if (!(LABEL_CATEGORY_NAMES as readonly string[]).includes(name)) {
+    return rejected(`unknown category ${shown(category)}; allowed: ${LABEL_CATEGORY_NAMES.join(', ')}`);
   }
-  const rawConfidence = text('confidence');
-  const confidence = rawConfidence === '' ? NaN : Number(rawConfidence);
-  if (!Number.isFinite(confidence) || confidence < 0 || confidence > 1) {
-    return `confidence "${rawConfidence}" is not a number between 0 and 1`;
+
+  const confidence = confidenceOf(fields.confidence);
+  if (typeof confidence === 'string') return rejected(confidence);
+
+  const given = text(fields, 'source');
+  if (typeof given === 'object') return rejected(given.problem);
+  const source = given || defaultSource;
+  const sourceProblem = printableProblem(given ? 'source' : `source (the file name ${shown(source)}, as the row names none)`, source, MAX_SOURCE_CHARS);
+  if (sourceProblem) return rejected(sourceProblem);
+
+  return { kind: 'label', label: { address, entity, category: name as LabelCategory, confidence, source } };
+}
+
+/** A text field with surrounding spaces removed ('' when absent), or why it is not text. */
+function text(fields: Record<string, unknown>, field: LabelField): string | { problem: string } {
+  const value = fields[field];
+  if (value === undefined || value === null) return '';
+  if (typeof value !== 'string') return { problem: `${field} must be text (a JSON string), got ${kindOf(value)}` };
+  return value.replace(/^ +| +$/g, '');
+}
+
+/** The confidence as a number in [0, 1], or the reason it is not one. */
+function confidenceOf(value: unknown): number | string {
+  if (value === undefined || value === null || value === '') return `confidence is missing; ${ALLOWED_CONFIDENCE}`;
+  if (typeof value === 'number') {
+    return Number.isFinite(value) && value >= 0 && value <= 1 ? value : `confidence ${value} is outside 0..1; ${ALLOWED_CONFIDENCE}`;
   }
-  return { address, entity, category: category as LabelCategory, confidence, source: text('source') || defaultSource };
+  if (typeof value !== 'string') return `confidence must be a number, got ${kindOf(value)}; ${ALLOWED_CONFIDENCE}`;
+  const trimmed = value.replace(/^ +| +$/g, '');
+  if (!PLAIN_DECIMAL.test(trimmed)) return `confidence ${shown(value)} is not a plain decimal number (no sign, exponent, hex or percent); ${ALLOWED_CONFIDENCE}`;
+  const confidence = Number(trimmed);
+  return confidence <= 1 ? confidence : `confidence ${trimmed} is outside 0..1; ${ALLOWED_CONFIDENCE}`;
+}
+
+/** Why `value` is not short printable text on one line, if it is not. */
+function printableProblem(field: string, value: string, max: number): string | undefined {
+  const chars = [...value];
+  if (chars.length > max) return `${field} is ${chars.length} characters long; at most ${max} are allowed`;
+  const at = chars.findIndex((ch) => CONTROL.test(ch) || BIDI.test(ch));
+  if (at < 0) return undefined;
+  const ch = chars[at]!;
+  const code = codePoint(ch);
+  if (BIDI.test(ch)) return `${field} contains the bidirectional control character ${code} at character ${at + 1}; it can make text display in a misleading order and is not allowed`;
+  const name = CONTROL_NAMES[ch.codePointAt(0)!];
+  return `${field} contains the control character ${code}${name ? ` (${name})` : ''} at character ${at + 1}; only printable text on one line is allowed`;
+}
+
+const codePoint = (ch: string): string => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** User text quoted for a message: at most SHOWN_CHARS characters, control and bidirectional characters escaped so they never reach a terminal raw. */
+function shown(value: string): string {
+  const chars = [...value];
+  const cut = chars.slice(0, SHOWN_CHARS).join('');
+  const escaped = cut.replace(/["\\]/g, (c) => `\\${c}`)
+    .replace(new RegExp(`${CONTROL.source}|${BIDI.source}`, 'gu'), (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`);
+  return `"${escaped}"${chars.length > SHOWN_CHARS ? `… (${chars.length} characters)` : ''}`;
+}
+
+function kindOf(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'boolean') return `${value}`;
+  return `a ${typeof value}`;
 }
 
 function readLabelFile(file: string): RawRow[] {
@@ -85,44 +178,64 @@ function readLabelFile(file: string): RawRow[] {
   try {
     content = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new Error(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new LabelFileError(0, `cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  return content.trimStart().startsWith('{') ? parseJsonLabels(content) : parseCsvLabels(content);
+  return content.replace(/^\uFEFF/, '').trimStart().startsWith('{') ? parseJsonLabels(content) : parseCsvLabels(content);
 }
 
-/** CSV with a required header; fields may be quoted ("a, b" and "" escapes). */
+/**
+ * CSV with a required header naming the five columns (any order), parsed by
+ * csv-parse: quoted fields may hold commas, doubled quotes and newlines.
+ * Blank lines and lines starting with # are skipped. A syntax error rejects
+ * the whole file at its line: after a broken quote, no row boundary is certain.
+ */
 export function parseCsvLabels(content: string): RawRow[] {
-  const lines = content.replace(/^\uFEFF/, '').split(/\r?\n/);
-  const header = splitCsvLine(lines[0] ?? '').map((h) => h.trim().toLowerCase());
-  const missing = CSV_HEADER.filter((h) => !header.includes(h));
-  if (missing.length > 0) {
-    throw new Error(`line 1: the header must name the columns ${CSV_HEADER.join(',')} (missing: ${missing.join(', ')}); add that header line`);
+  /** Each record with the line it ends on (a record spans lines where a quoted field holds a newline). */
+  const records: { cells: string[]; end: number }[] = [];
+  try {
+    parseCsv(content.replace(/\r\n/g, '\n'), {
+      bom: true, comment: '#', comment_no_infix: true, skip_empty_lines: true, relax_column_count: true,
+      on_record: (cells: string[], info) => { records.push({ cells, end: info.lines }); return null; },
+    });
+  } catch (err) {
+    if (!(err instanceof CsvError)) throw err;
+    throw csvSyntaxError(err, records.at(-1)?.end ?? 0);
   }
-  const rows: RawRow[] = [];
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line.trim() === '' || line.startsWith('#')) continue;
-    const cells = splitCsvLine(line);
-    rows.push({ line: i + 1, fields: Object.fromEntries(header.map((h, j) => [h, cells[j] ?? ''])) });
+  const [head, ...rows] = records;
+  const header = (head?.cells ?? []).map((h) => h.trim().toLowerCase());
+  checkHeader(header);
+  const result: RawRow[] = [];
+  for (const { cells, end } of rows) {
+    if (cells.length === 1 && cells[0]!.trim() === '') continue;
+    const line = end - cells.reduce((n, cell) => n + cell.split('\n').length - 1, 0);
+    result.push(cells.length === header.length
+      ? { line, fields: Object.fromEntries(header.map((h, i) => [h, cells[i]!])) }
+      : { line, error: `the row has ${cells.length} fields but the header names ${header.length} (${header.join(',')}); quote a field that contains a comma, e.g. "Shop, Inc."` });
   }
-  return rows;
+  return result;
 }
 
-function splitCsvLine(line: string): string[] {
-  const cells: string[] = [];
-  let cell = '', quoted = false;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i]!;
-    if (quoted) {
-      if (ch === '"' && line[i + 1] === '"') { cell += '"'; i++; }
-      else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') { cells.push(cell); cell = ''; }
-    else cell += ch;
+function checkHeader(header: string[]): void {
+  const missing = LABEL_FIELDS.filter((h) => !header.includes(h));
+  if (missing.length > 0) {
+    throw new LabelFileError(1, `the header must name the columns ${LABEL_FIELDS.join(',')} (missing: ${missing.join(', ')}); add that header line`);
   }
-  cells.push(cell);
-  return cells;
+  const unknown = header.filter((h) => !(LABEL_FIELDS as readonly string[]).includes(h));
+  if (unknown.length > 0) throw new LabelFileError(1, `unknown column ${shown(unknown[0]!)} in the header; allowed: ${LABEL_FIELDS.join(', ')}`);
+  const twice = header.find((h, i) => header.indexOf(h) !== i);
+  if (twice !== undefined) throw new LabelFileError(1, `the header names the column ${twice} twice`);
+}
+
+function csvSyntaxError(err: CsvError, lastLine: number): LabelFileError {
+  const nothing = 'nothing from this file was imported';
+  if (err.code === 'CSV_QUOTE_NOT_CLOSED') {
+    return new LabelFileError(lastLine + 1, `a quoted field that starts after line ${lastLine} is never closed (the file ends inside it); close it with " (write "" for a quote inside a quoted field); ${nothing}`);
+  }
+  const line = typeof err.lines === 'number' ? err.lines : lastLine + 1;
+  if (err.code === 'CSV_INVALID_CLOSING_QUOTE') {
+    return new LabelFileError(line, `a quoted field has text after its closing quote; quote the whole field and write "" for a quote inside it; ${nothing}`);
+  }
+  return new LabelFileError(line, `not valid CSV (${err.message}); ${nothing}`);
 }
 
 /** `{"labels":[…]}`; each entry's line is where its object starts in the file. */
@@ -131,15 +244,17 @@ export function parseJsonLabels(content: string): RawRow[] {
   try {
     doc = JSON.parse(content);
   } catch (err) {
-    throw new Error(`not valid JSON (${err instanceof Error ? err.message : String(err)}); expected {"labels":[{address, entity, category, confidence, source}, …]}`);
+    throw new LabelFileError(0, `not valid JSON (${err instanceof Error ? err.message : String(err)}); expected {"labels":[{address, entity, category, confidence, source}, …]}`);
   }
   const entries = (doc as { labels?: unknown } | null)?.labels;
-  if (!Array.isArray(entries)) throw new Error('expected a JSON object with a "labels" array: {"labels":[{address, entity, category, confidence, source}, …]}');
+  if (!Array.isArray(entries)) throw new LabelFileError(0, 'expected a JSON object with a "labels" array: {"labels":[{address, entity, category, confidence, source}, …]}');
   const lines = labelEntryLines(content);
-  return entries.map((entry, i) => ({
-    line: lines[i] ?? 0,
-    fields: entry !== null && typeof entry === 'object' ? (entry as Record<string, unknown>) : {},
-  }));
+  return entries.map((entry: unknown, i) => {
+    const line = lines[i] ?? 0;
+    return entry !== null && typeof entry === 'object' && !Array.isArray(entry)
+      ? { line, fields: entry as Record<string, unknown> }
+      : { line, error: `each entry of "labels" must be an object {address, entity, category, confidence, source}, got ${entry === null ? 'null' : kindOf(entry)}` };
+  });
 }
 
 /** Line numbers where the elements of the top-level "labels" array start. */

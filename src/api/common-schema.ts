@@ -3,6 +3,8 @@
  * files in schemas/ and schemas/openapi.json are generated from these
  * declarations (scripts/gen-schemas.ts).
  */
+import { LABEL_CATEGORY_NAMES } from '../domain/model.js';
+
 export type JsonSchema = Record<string, unknown>;
 
 export const SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
@@ -19,7 +21,7 @@ const txid: JsonSchema = { type: 'string', pattern: '^[0-9a-f]{64}$' };
 const count: JsonSchema = { type: 'integer', minimum: 0 };
 const confidence: JsonSchema = { type: 'number', minimum: 0, maximum: 1 };
 const reasons: JsonSchema = { type: 'array', items: { type: 'string' } };
-const category: JsonSchema = { enum: ['exchange', 'service', 'pool', 'mixer', 'gambling', 'merchant', 'sanctioned', 'other'] };
+const category: JsonSchema = { enum: [...LABEL_CATEGORY_NAMES] };
 
 const attribution = nullable(obj({
   entity: { type: 'string' },

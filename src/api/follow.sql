@@ -1,5 +1,5 @@
 -- follow documents (SPEC §3) at full depth, one row per address of x_addresses
--- (nodes.sql); `hops` counts the hops of the whole chain (a_follow stops at 10).
+-- (nodes.sql); `hops` counts the hops of the whole chain (a_follow stops at follow_max_hops, src/domain/model.ts).
 WITH hops AS (
   SELECT f.start_address,
     list({'from': f.from_address, 'pegin': {'txid': f.pegin_txid, 'vout': f.pegin_vout},
@@ -11,7 +11,7 @@ WITH hops AS (
   GROUP BY f.start_address
 )
 SELECT a.address AS q, coalesce(len(h.hops), 0) AS hops, to_json({
-  'query': a.address, 'depth': 10, 'hops': coalesce(h.hops, []),
+  'query': a.address, 'depth': {{follow_max_hops}}, 'hops': coalesce(h.hops, []),
   'total_confidence': coalesce(h.total, 0)})::VARCHAR AS body
 FROM x_addresses a LEFT JOIN hops h ON h.start_address = a.address
 ORDER BY q;

@@ -4,6 +4,7 @@ import { isValidAddress } from '../domain/address.js';
 import { networkParams, type NetworkName } from '../domain/network.js';
 import { buildAmountTable } from '../domain/privacy.js';
 import { fromBigint } from '../domain/amount.js';
+import { DEFAULT_KEEP_RELEASES } from '../domain/model.js';
 import { sqlString, type Db } from '../store/db.js';
 import { silentProgress, type Progress } from '../progress.js';
 import type { AnalysisStamp } from '../api/envelope.js';
@@ -64,7 +65,7 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
   const stamp = await analysisStamp(db);
   const current = await currentRelease(opts.outDir);
   const id = releaseId(stamp.as_of_height);
-  const keep = opts.keep ?? 3;
+  const keep = opts.keep ?? DEFAULT_KEEP_RELEASES;
   const incremental = opts.incremental ?? true;
   // Unchanged documents keep their stamp either way; only with `incremental` are their files carried over.
   const previous = current && hasIndexes(current) ? current : null;
