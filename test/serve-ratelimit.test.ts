@@ -4,6 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clientIp, clientKey, hashKey, loadKeys, SlidingWindowLimiter } from '../src/serve/ratelimit.js';
+import { startServer } from '../src/serve/server.js';
+import { buildHandTree } from './helpers/release-tree.js';
 
 describe('sliding window', () => {
   it('allows `limit` requests per window and refuses the next, with the seconds until one fits again', () => {
@@ -82,6 +84,35 @@ describe('sliding window', () => {
     }
     // 'keep' was touched recently, so its count survived: its limit of 1 is used up.
     expect(limiter.hit('keep', 1 + 20, t).remaining).toBe(0);
+  });
+});
+
+describe('Retry-After over HTTP', () => {
+  it('a client that waits the advertised Retry-After gets 200 (clock injected, no real waiting)', async () => {
+    const tree = buildHandTree();
+    // 30 s into a window, as in the issue: 60 per minute used up, then Retry-After said 29 and the retry got 429.
+    let now = 1_800_000_030_000;
+    const server = await startServer({ sites: [{ network: 'sim', outDir: tree.outDir }], host: '127.0.0.1', port: 0, rateLimit: 60, now: () => now });
+    const get = async (): Promise<Response> => {
+      const res = await fetch(`${server.url}/api/stats`);
+      await res.arrayBuffer();
+      return res;
+    };
+    try {
+      for (let i = 0; i < 60; i++) expect((await get()).status).toBe(200);
+      const refused = await get();
+      expect(refused.status).toBe(429);
+      const wait = Number(refused.headers.get('retry-after'));
+      expect(wait).toBeGreaterThan(30);
+      expect(refused.headers.get('ratelimit-reset')).toBe(String(wait));
+      now += (wait - 1) * 1000;
+      expect((await get()).status).toBe(429);
+      now += 1000;
+      expect((await get()).status).toBe(200);
+    } finally {
+      await server.close();
+      rmSync(tree.root, { recursive: true, force: true });
+    }
   });
 });
 
