@@ -20,7 +20,7 @@ export class Lru<K, V> {
   private readonly slots = new Map<K, Slot<V>>();
   private totalBytes = 0;
 
-  constructor(readonly limits: LruLimits) {
+  constructor(private readonly limits: LruLimits) {
     if (!(limits.maxEntries >= 1)) throw new Error(`an LRU needs maxEntries >= 1; got ${limits.maxEntries}`);
   }
 

@@ -10,7 +10,7 @@ import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { API_VERSION } from '../api/params.js';
 import { etagOf, type CachedFile, type OpenFile } from './release.js';
 
-export const JSON_TYPE = 'application/json; charset=utf-8';
+const JSON_TYPE = 'application/json; charset=utf-8';
 const CSV_TYPE = 'text/csv; charset=utf-8';
 const COMPRESS_MIN_BYTES = 1024;
 

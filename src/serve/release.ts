@@ -8,9 +8,8 @@
  * again whenever a file is missing: a release removed while serving is a 503,
  * never an answer computed from its absence, so nothing wrong is cached.
  */
-import { constants as fsConstants, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { constants as fsConstants, readFileSync, readlinkSync, statSync, type BigIntStats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import type { BigIntStats } from 'node:fs';
 import { createHash, type Hash } from 'node:crypto';
 import { basename, join, resolve } from 'node:path';
 import type { NetworkParams } from '../domain/network.js';

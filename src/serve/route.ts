@@ -7,7 +7,7 @@ import { ENDPOINTS } from '../api/params.js';
 import type { NetworkParams } from '../domain/network.js';
 import { echo, isEndpointName, validateParams, type ValidRequest } from './validate.js';
 
-export const MAX_URL_BYTES = 2048;
+const MAX_URL_BYTES = 2048;
 /** Served as they are, streamed with ranges: the manifest and the bulk dumps. */
 const STATIC_PATH = /^\/(manifest\.json|dumps\/[a-z_]+\.(?:csv\.gz|parquet))$/;
 
