@@ -8,7 +8,7 @@ import { scanChain } from './store/scan.js';
 import { analyze } from './analysis/analyze.js';
 import { importLabels } from './analysis/labels.js';
 import { exportRelease } from './export/export.js';
-import { startServer } from './serve/server.js';
+import { DEFAULT_CACHE_SECONDS, startServer } from './serve/server.js';
 import { runDemo } from './demo.js';
 import { loadConfigFile } from './config-file.js';
 import { DEFAULT_KEEP_RELEASES } from './domain/model.js';
@@ -112,7 +112,7 @@ export function buildProgram(): Command {
     .option('--trust-proxy', 'take the client IP from X-Forwarded-For (only behind your own proxy)')
     .option('--config <file>', 'serve several networks from one config file (docs/deploy.md)')
     .option('--stale-after <duration>', 'health.ok turns false when the analysis is older than this', '1h')
-    .option('--cache <duration>', 'how long caches may keep a response; match the job\'s --every', '5m')
+    .option('--cache <duration>', 'how long caches may keep a response; match the job\'s --every', `${DEFAULT_CACHE_SECONDS}s`)
     .action(async (flags: CommonOptions & { port: number; host: string; rateLimit: number; keys?: string; trustProxy?: boolean; config?: string; staleAfter: string; cache: string }) => {
       const sites = flags.config
         ? loadConfigFile(flags.config).map((site) => ({ network: site.config.network.name, outDir: site.config.outDir, hostnames: site.hostnames }))

@@ -53,8 +53,12 @@ const value = fc.oneof(
 );
 const query = fc.array(fc.tuple(fc.constantFrom(...paramNames), value), { maxLength: 4 })
   .map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&'));
-const target = fc.tuple(fc.array(segment, { minLength: 1, maxLength: 5 }), fc.option(query, { nil: undefined }))
-  .map(([segs, q]) => requestLine(`/${segs.join('/')}${q === undefined ? '' : `?${q}`}`));
+const anyPath = fc.tuple(fc.array(segment, { minLength: 1, maxLength: 5 }), fc.option(query, { nil: undefined }))
+  .map(([segs, q]) => `/${segs.join('/')}${q === undefined ? '' : `?${q}`}`);
+// Endpoint-shaped targets, so real answers are reached on every run, not only by luck.
+const apiPath = fc.tuple(fc.constantFrom('/api/', '/api?endpoint=', '/api.php?endpoint='), fc.constantFrom(...endpoints), fc.option(query, { nil: undefined }))
+  .map(([prefix, endpoint, q]) => `${prefix}${endpoint}${q ? `${prefix.endsWith('=') ? '&' : '?'}${q}` : ''}`);
+const target = fc.oneof(anyPath, apiPath).map(requestLine);
 
 describe('fuzzing paths and query strings', () => {
   it('never answers 5xx and never returns a byte from outside the tree', async () => {

@@ -1,17 +1,62 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clientIp, clientKey, hashKey, loadKeys, SlidingWindowLimiter } from '../src/serve/ratelimit.js';
+import { startServer } from '../src/serve/server.js';
+import { buildHandTree } from './helpers/release-tree.js';
 
 describe('sliding window', () => {
-  it('allows `limit` requests per window and refuses the next, with the seconds left', () => {
+  it('allows `limit` requests per window and refuses the next, with the seconds until one fits again', () => {
     const limiter = new SlidingWindowLimiter(60_000);
     const t0 = 1_800_000_000_000; // a window boundary
     for (let i = 0; i < 10; i++) expect(limiter.hit('a', 10, t0 + i).allowed).toBe(true);
+    // The window ends in 45 s, but then the 10 weigh 10 × (1 − elapsed/60 s): 9 are left 6 s later.
     const refused = limiter.hit('a', 10, t0 + 15_000);
-    expect(refused).toEqual({ allowed: false, limit: 10, remaining: 0, resetSeconds: 45 });
+    expect(refused).toEqual({ allowed: false, limit: 10, remaining: 0, resetSeconds: 51 });
+    expect(limiter.hit('a', 10, t0 + 65_999).allowed).toBe(false);
+    expect(limiter.hit('a', 10, t0 + 66_000).allowed).toBe(true);
     expect(limiter.hit('b', 10, t0 + 15_000).allowed).toBe(true);
+  });
+
+  it('Retry-After is honest: waiting it succeeds, a second less does not (issue 13, 3.4)', () => {
+    const t0 = 1_800_000_000_000;
+    // A client's requests (gaps in ms) until its first refusal, replayed into a fresh limiter per probe.
+    const schedule = fc.record({
+      limit: fc.integer({ min: 1, max: 12 }),
+      start: fc.integer({ min: 0, max: 59_999 }),
+      gaps: fc.array(fc.integer({ min: 0, max: 9_000 }), { minLength: 1, maxLength: 80 }),
+    });
+    fc.assert(fc.property(schedule, ({ limit, start, gaps }) => {
+      const replay = (): { limiter: SlidingWindowLimiter; at: number; resetSeconds: number } | null => {
+        const limiter = new SlidingWindowLimiter(60_000);
+        let at = t0 + start;
+        for (const gap of gaps) {
+          at += gap;
+          const decision = limiter.hit('c', limit, at);
+          if (!decision.allowed) return { limiter, at, resetSeconds: decision.resetSeconds };
+        }
+        return null;
+      };
+      const refused = replay();
+      if (!refused) return;
+      expect(refused.limiter.hit('c', limit, refused.at + refused.resetSeconds * 1000).allowed).toBe(true);
+      if (refused.resetSeconds > 1) {
+        const early = replay()!;
+        expect(early.limiter.hit('c', limit, early.at + (refused.resetSeconds - 1) * 1000).allowed).toBe(false);
+      }
+    }), { numRuns: 2_000 });
+  });
+
+  it('the last allowed request says when the next one fits (RateLimit-Reset with nothing remaining)', () => {
+    const limiter = new SlidingWindowLimiter(60_000);
+    const t0 = 1_800_000_000_000;
+    for (let i = 0; i < 4; i++) limiter.hit('a', 5, t0 + 30_000);
+    const last = limiter.hit('a', 5, t0 + 30_000);
+    expect(last).toMatchObject({ allowed: true, remaining: 0 });
+    expect(limiter.hit('a', 5, t0 + 30_000 + (last.resetSeconds - 1) * 1000).allowed).toBe(false);
+    expect(limiter.hit('a', 5, t0 + 30_000 + last.resetSeconds * 1000).allowed).toBe(true);
   });
 
   it('weighs the previous window by its overlap, so a burst at a boundary is not doubled', () => {
@@ -39,6 +84,35 @@ describe('sliding window', () => {
     }
     // 'keep' was touched recently, so its count survived: its limit of 1 is used up.
     expect(limiter.hit('keep', 1 + 20, t).remaining).toBe(0);
+  });
+});
+
+describe('Retry-After over HTTP', () => {
+  it('a client that waits the advertised Retry-After gets 200 (clock injected, no real waiting)', async () => {
+    const tree = buildHandTree();
+    // 30 s into a window, as in the issue: 60 per minute used up, then Retry-After said 29 and the retry got 429.
+    let now = 1_800_000_030_000;
+    const server = await startServer({ sites: [{ network: 'sim', outDir: tree.outDir }], host: '127.0.0.1', port: 0, rateLimit: 60, now: () => now });
+    const get = async (): Promise<Response> => {
+      const res = await fetch(`${server.url}/api/stats`);
+      await res.arrayBuffer();
+      return res;
+    };
+    try {
+      for (let i = 0; i < 60; i++) expect((await get()).status).toBe(200);
+      const refused = await get();
+      expect(refused.status).toBe(429);
+      const wait = Number(refused.headers.get('retry-after'));
+      expect(wait).toBeGreaterThan(30);
+      expect(refused.headers.get('ratelimit-reset')).toBe(String(wait));
+      now += (wait - 1) * 1000;
+      expect((await get()).status).toBe(429);
+      now += 1000;
+      expect((await get()).status).toBe(200);
+    } finally {
+      await server.close();
+      rmSync(tree.root, { recursive: true, force: true });
+    }
   });
 });
 

@@ -66,7 +66,7 @@ function fileReply(site: Site, release: Release, rel: string, format: 'json' | '
 }
 
 /** The release must have every default document; a missing one means a broken export. */
-function requiredFile(site: Site, release: Release, rel: string, format: 'json' | 'csv', filename?: string): Reply {
+export function requiredFile(site: Site, release: Release, rel: string, format: 'json' | 'csv', filename?: string): Reply {
   return fileReply(site, release, rel, format, filename) ?? missing(rel);
 }
 

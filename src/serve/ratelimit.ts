@@ -3,17 +3,23 @@
  * grouped by /64) or per API key. The window is approximated from the
  * current and previous fixed windows (count = previous × overlap + current),
  * which needs two counters per client instead of a log of timestamps; the
- * table is capped and evicts the least recently seen client.
+ * table is an LRU capped by clients. Counts are compared in request·ms
+ * (integers), so the decision and the advertised wait agree exactly.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { Lru } from '../lru.js';
 
 export interface RateDecision {
   allowed: boolean;
   limit: number;
   remaining: number;
-  /** Seconds until the window has room again (Retry-After, RateLimit-Reset). */
+  /**
+   * Seconds until the next request is allowed when none is left (Retry-After:
+   * waiting that long succeeds if nothing else is counted meanwhile), else
+   * until the current fixed window ends (RateLimit-Reset).
+   */
   resetSeconds: number;
 }
 
@@ -24,35 +30,61 @@ interface Counter {
 }
 
 export class SlidingWindowLimiter {
-  private readonly table = new Map<string, Counter>();
+  private readonly table: Lru<string, Counter>;
 
-  constructor(private readonly windowMs = 60_000, private readonly maxClients = 100_000) {}
+  constructor(private readonly windowMs = 60_000, maxClients = 100_000) {
+    this.table = new Lru({ maxEntries: maxClients });
+  }
 
-  /** Counts one request of `client` against `limit` requests per window. */
+  /** Counts one request of `client` against `limit` (>= 1) requests per window; a refused request is not counted. */
   hit(client: string, limit: number, now = Date.now()): RateDecision {
-    const windowStart = now - (now % this.windowMs);
+    const w = this.windowMs;
+    const windowStart = now - (now % w);
     let counter = this.table.get(client);
-    if (counter) this.table.delete(client);
-    if (!counter) counter = { windowStart, current: 0, previous: 0 };
-    if (counter.windowStart !== windowStart) {
-      counter.previous = counter.windowStart === windowStart - this.windowMs ? counter.current : 0;
-      counter.current = 0;
-      counter.windowStart = windowStart;
+    if (!counter) {
+      counter = { windowStart, current: 0, previous: 0 };
+      this.table.set(client, counter);
     }
-    this.table.set(client, counter);
-    if (this.table.size > this.maxClients) this.table.delete(this.table.keys().next().value as string);
-
-    const overlap = 1 - (now - windowStart) / this.windowMs;
-    const used = counter.previous * overlap + counter.current;
-    const resetSeconds = Math.max(1, Math.ceil((windowStart + this.windowMs - now) / 1000));
-    if (used + 1 > limit) return { allowed: false, limit, remaining: 0, resetSeconds };
-    counter.current += 1;
-    return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - used - 1)), resetSeconds };
+    roll(counter, windowStart, w);
+    const allowed = weighted(counter, now, w) + w <= limit * w;
+    if (allowed) counter.current += 1;
+    const remaining = Math.max(0, Math.floor((limit * w - weighted(counter, now, w)) / w));
+    const resetMs = remaining > 0 ? windowStart + w - now : msUntilRoom(counter, limit, now, w);
+    return { allowed, limit, remaining, resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)) };
   }
 
   get size(): number {
     return this.table.size;
   }
+}
+
+/** Moves a counter into the window starting at `windowStart`. */
+function roll(counter: Counter, windowStart: number, w: number): void {
+  if (counter.windowStart === windowStart) return;
+  counter.previous = counter.windowStart === windowStart - w ? counter.current : 0;
+  counter.current = 0;
+  counter.windowStart = windowStart;
+}
+
+/** Requests in the sliding window ending at `now`, times the window length. */
+function weighted(counter: Counter, now: number, w: number): number {
+  return counter.previous * (w - (now - counter.windowStart)) + counter.current * w;
+}
+
+/**
+ * Milliseconds from `now` until one more request fits if none is counted
+ * meanwhile: the previous count decays linearly through the current window,
+ * then the current count becomes the previous one and decays in turn.
+ */
+function msUntilRoom(counter: Counter, limit: number, now: number, w: number): number {
+  const spare = limit - 1 - counter.current;
+  if (spare >= 0) {
+    if (counter.previous === 0) return 0;
+    // previous × (w − elapsed) <= spare × w
+    return counter.windowStart + w - Math.floor((spare * w) / counter.previous) - now;
+  }
+  // In the next window: current × (w − elapsed) <= (limit − 1) × w
+  return counter.windowStart + 2 * w - Math.floor(((limit - 1) * w) / counter.current) - now;
 }
 
 /**

@@ -3,14 +3,20 @@
  * published release. The symlink is resolved once per request and everything
  * that request reads comes from that one release directory, so a response
  * never mixes two releases and a new release is picked up without restart.
+ *
+ * The release directory itself is checked on every request (one stat) and
+ * again whenever a file is missing: a release removed while serving is a 503,
+ * never an answer computed from its absence, so nothing wrong is cached.
  */
-import { readFileSync, readlinkSync } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { constants as fsConstants, readFileSync, readlinkSync, statSync, type BigIntStats } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { createHash, type Hash } from 'node:crypto';
 import { basename, join, resolve } from 'node:path';
 import type { NetworkParams } from '../domain/network.js';
 import type { Envelope } from '../api/envelope.js';
 import type { HealthDocument } from '../api/health.js';
 import type { AmountTable } from '../domain/privacy.js';
+import { Lru, type LruLimits } from '../lru.js';
 
 /** A file of the release with its precompressed siblings, as written by the export. */
 export interface CachedFile {
@@ -23,19 +29,33 @@ export interface CachedFile {
   compressible?: boolean;
 }
 
+/** A release file opened for streaming (dumps, manifest): read from this handle only, so the bytes match the ETag. */
+export interface OpenFile {
+  handle: FileHandle;
+  size: number;
+  mtimeMs: number;
+  /** Strong validator of the bytes, as for CachedFile. */
+  etag: string;
+}
+
 export interface Release {
   id: string;
   dir: string;
+  /** The directory's path and inode: every cached answer and file of this release is kept under it. */
+  key: string;
   envelope: Envelope;
   /** api/health.json as published; analysis_age_seconds is recomputed per request. */
   health: HealthDocument;
   /** api/amounts.json, the table privacy is computed from. */
   amounts: AmountTable;
-  /** Parsed data files reused by every request of this release (top lists). */
-  parsed: Map<string, unknown>;
+  /** Parsed data files reused by every request of this release (top lists, full-depth follow chains), sized by their JSON text. */
+  parsed: Lru<string, unknown>;
 }
 
 export class ReleaseUnavailable extends Error {}
+
+/** A cached entry's cost beyond its bytes (map slot, objects), so many tiny entries are bounded too. */
+export const ENTRY_OVERHEAD_BYTES = 256;
 
 export class Site {
   private release: Release | null = null;
@@ -45,25 +65,32 @@ export class Site {
     readonly outDir: string,
     readonly hostnames: readonly string[],
     private readonly files: FileCache,
+    private readonly dataLimits: LruLimits,
   ) {}
 
   /** The release `current` points at now; loads its in-memory state when it changed. */
   current(): Release {
-    let target: string;
+    let dir: string;
     try {
-      target = resolve(this.outDir, readlinkSync(join(this.outDir, 'current')));
+      dir = resolve(this.outDir, readlinkSync(join(this.outDir, 'current')));
     } catch {
       throw new ReleaseUnavailable(`no release published yet for ${this.network.name}; run \`pegscope export\` (or \`pegscope job\`)`);
     }
-    if (this.release?.dir === target) return this.release;
-    this.release = this.load(target);
+    const key = releaseKey(dir);
+    if (this.release?.key === key) return this.release;
+    this.release = this.load(dir, key);
     return this.release;
   }
 
-  private load(dir: string): Release {
+  /** The release loaded last (for cache statistics), without touching the file system. */
+  get loaded(): Release | null {
+    return this.release;
+  }
+
+  private load(dir: string, key: string): Release {
     try {
-      const health = JSON.parse(this.files.read(join(dir, 'api', 'health.json'))?.identity.toString('utf8') ?? 'null') as HealthDocument | null;
-      const amountsFile = this.files.read(join(dir, 'api', 'amounts.json'));
+      const health = JSON.parse(this.files.read(`${key}\napi/health.json`, join(dir, 'api', 'health.json'))?.identity.toString('utf8') ?? 'null') as HealthDocument | null;
+      const amountsFile = this.files.read(`${key}\napi/amounts.json`, join(dir, 'api', 'amounts.json'));
       if (!health?.health || !amountsFile) throw new Error('api/health.json or api/amounts.json is missing');
       const envelope = {
         version: health.version,
@@ -77,8 +104,9 @@ export class Site {
       }
       const amounts = JSON.parse(amountsFile.identity.toString('utf8')) as AmountTable;
       if (!Array.isArray(amounts.pegin) || !Array.isArray(amounts.pegout)) throw new Error('api/amounts.json is not an amount table');
-      return { id: basename(dir), dir, envelope, health, amounts, parsed: new Map() };
+      return { id: basename(dir), dir, key, envelope, health, amounts, parsed: new Lru(this.dataLimits) };
     } catch (err) {
+      if (err instanceof ReleaseUnavailable) throw err;
       // The message goes to clients: the release id, not the server's paths.
       const reason = err instanceof SyntaxError ? 'a document is not valid JSON' : (err as Error).message;
       throw new ReleaseUnavailable(`the published release ${basename(dir)} cannot be read (${reason}); re-run \`pegscope export\``);
@@ -87,78 +115,162 @@ export class Site {
 
   /** A file of the release, or null when it does not exist. `rel` is built from validated parts only. */
   file(release: Release, rel: string): CachedFile | null {
-    return this.files.read(join(release.dir, rel));
-  }
-
-  /** A JSON data file parsed once per release. */
-  data<T>(release: Release, rel: string): T | null {
-    if (release.parsed.has(rel)) return release.parsed.get(rel) as T;
-    const file = this.file(release, rel);
-    let value: T | null = null;
-    try {
-      if (file) value = JSON.parse(file.identity.toString('utf8')) as T;
-    } catch {
-      throw new ReleaseUnavailable(`${rel} of release ${release.id} is not valid JSON; re-run \`pegscope export\``);
-    }
-    release.parsed.set(rel, value);
-    return value;
-  }
-}
-
-/**
- * LRU of release files by absolute path. Releases are immutable, so an entry
- * never goes stale; the byte budget bounds memory, and files above
- * `maxFileBytes` are read each time instead of evicting everything else.
- */
-export class FileCache {
-  private readonly entries = new Map<string, CachedFile>();
-  private bytes = 0;
-
-  constructor(private readonly budgetBytes = 64 * 1024 * 1024, private readonly maxFileBytes = 1024 * 1024) {}
-
-  read(path: string): CachedFile | null {
-    const hit = this.entries.get(path);
-    if (hit) {
-      this.entries.delete(path);
-      this.entries.set(path, hit);
-      return hit;
-    }
-    const identity = readOptional(path);
-    if (!identity) return null;
-    const file: CachedFile = {
-      identity,
-      gzip: readOptional(`${path}.gz`),
-      br: readOptional(`${path}.br`),
-      etag: `"${createHash('sha1').update(identity).digest('base64url')}"`,
-    };
-    const size = sizeOf(file);
-    if (size <= this.maxFileBytes) {
-      this.entries.set(path, file);
-      this.bytes += size;
-      this.evict();
-    }
+    const file = this.files.read(`${release.key}\n${rel}`, join(release.dir, rel));
+    if (!file) assertPresent(release);
     return file;
   }
 
-  private evict(): void {
-    for (const [path, file] of this.entries) {
-      if (this.bytes <= this.budgetBytes) break;
-      this.entries.delete(path);
-      this.bytes -= sizeOf(file);
+  /** A JSON data file parsed once per release (while it stays in the release's bounded cache). */
+  data<T>(release: Release, rel: string): T | null {
+    const hit = release.parsed.get(rel);
+    if (hit !== undefined) return hit as T;
+    const file = this.file(release, rel);
+    if (!file) return null;
+    let value: T;
+    try {
+      value = JSON.parse(file.identity.toString('utf8')) as T;
+    } catch {
+      throw new ReleaseUnavailable(`${rel} of release ${release.id} is not valid JSON; re-run \`pegscope export\``);
+    }
+    release.parsed.set(rel, value, file.identity.length + rel.length + ENTRY_OVERHEAD_BYTES);
+    return value;
+  }
+
+  /**
+   * A release file opened for streaming, or null when it does not exist.
+   * Symbolic links are refused (O_NOFOLLOW), as is anything but a regular file.
+   */
+  async open(release: Release, rel: string): Promise<OpenFile | null> {
+    let handle: FileHandle;
+    try {
+      handle = await open(join(release.dir, rel), fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+    } catch (err) {
+      if (!isMissing(err)) throw unreadable(err);
+      assertPresent(release);
+      return null;
+    }
+    try {
+      const stats = await handle.stat({ bigint: true });
+      if (!stats.isFile()) {
+        await handle.close();
+        return null;
+      }
+      return { handle, size: Number(stats.size), mtimeMs: Number(stats.mtimeMs), etag: await this.files.digest(handle, stats) };
+    } catch (err) {
+      await handle.close();
+      throw err instanceof ReleaseUnavailable ? err : unreadable(err);
     }
   }
 }
 
-function sizeOf(file: CachedFile): number {
-  return file.identity.length + (file.gzip?.length ?? 0) + (file.br?.length ?? 0);
+/** Path and inode of a release directory; ReleaseUnavailable when it is gone or not a directory. */
+function releaseKey(dir: string): string {
+  let stats;
+  try {
+    stats = statSync(dir, { throwIfNoEntry: false });
+  } catch (err) {
+    throw unreadable(err);
+  }
+  if (!stats?.isDirectory()) {
+    throw new ReleaseUnavailable(`the published release ${basename(dir)} is missing from the out directory; re-run \`pegscope export\` or restore it`);
+  }
+  return `${stats.dev}:${stats.ino}:${dir}`;
+}
+
+/** A missing file means "not in this release" only while the release itself is still there. */
+function assertPresent(release: Release): void {
+  if (releaseKey(release.dir) !== release.key) {
+    throw new ReleaseUnavailable(`the published release ${release.id} was removed or replaced while being read; re-run \`pegscope export\` or restore it`);
+  }
+}
+
+export interface FileCacheLimits {
+  /** Release files kept in memory with their compressed siblings. */
+  files: LruLimits;
+  /** Files above this are read each time instead of evicting everything else. */
+  maxFileBytes: number;
+  /** ETags of streamed files, by inode. */
+  digests: LruLimits;
+}
+
+/**
+ * Release files in memory, LRU by entries and bytes. Entries are keyed by the
+ * release key, and releases are immutable, so an entry never goes stale.
+ */
+export class FileCache {
+  readonly files: Lru<string, CachedFile>;
+  private readonly digests: Lru<string, Promise<string>>;
+
+  constructor(private readonly limits: FileCacheLimits) {
+    this.files = new Lru(limits.files);
+    this.digests = new Lru(limits.digests);
+  }
+
+  read(key: string, path: string): CachedFile | null {
+    const hit = this.files.get(key);
+    if (hit) return hit;
+    const identity = readOptional(path);
+    if (!identity) return null;
+    const file: CachedFile = { identity, gzip: readOptional(`${path}.gz`), br: readOptional(`${path}.br`), etag: etagOf(identity) };
+    const size = file.identity.length + (file.gzip?.length ?? 0) + (file.br?.length ?? 0);
+    if (size <= this.limits.maxFileBytes) this.files.set(key, file, size + key.length + ENTRY_OVERHEAD_BYTES);
+    return file;
+  }
+
+  /**
+   * The ETag of an open file, hashed once per inode and content (size and
+   * mtime): hard-linked files of later releases reuse it, and concurrent
+   * requests share one pass over a large dump.
+   */
+  digest(handle: FileHandle, stats: BigIntStats): Promise<string> {
+    const key = `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`;
+    let digest = this.digests.get(key);
+    if (!digest) {
+      digest = hashFile(handle, Number(stats.size));
+      this.digests.set(key, digest);
+      digest.catch(() => this.digests.delete(key));
+    }
+    return digest;
+  }
+}
+
+/** The ETag of a body: every body the router sends, file or computed, is named by the same digest. */
+export function etagOf(bytes: Buffer): string {
+  return quoted(etagHash().update(bytes));
+}
+
+const etagHash = (): Hash => createHash('sha1');
+const quoted = (hash: Hash): string => `"${hash.digest('base64url')}"`;
+
+const HASH_CHUNK_BYTES = 1024 * 1024;
+
+async function hashFile(handle: FileHandle, size: number): Promise<string> {
+  const hash = etagHash();
+  const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(size, HASH_CHUNK_BYTES)));
+  for (let position = 0; position < size;) {
+    const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, size - position), position);
+    if (bytesRead === 0) throw new ReleaseUnavailable('a file of the published release changed while being read; re-run `pegscope export`');
+    hash.update(buffer.subarray(0, bytesRead));
+    position += bytesRead;
+  }
+  return quoted(hash);
+}
+
+function isMissing(err: unknown): boolean {
+  // ELOOP: O_NOFOLLOW met a symbolic link.
+  return ['ENOENT', 'ENOTDIR', 'EISDIR', 'ELOOP'].includes((err as NodeJS.ErrnoException).code ?? '');
+}
+
+function unreadable(err: unknown): ReleaseUnavailable {
+  const code = (err as NodeJS.ErrnoException).code;
+  return new ReleaseUnavailable(`a file of the published release cannot be read (${code ?? 'error'}); check the permissions of the out directory`);
 }
 
 function readOptional(path: string): Buffer | null {
   try {
     return readFileSync(path);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return null;
-    throw new ReleaseUnavailable(`a file of the published release cannot be read (${code ?? 'error'}); check the permissions of the out directory`);
+    if (isMissing(err)) return null;
+    throw unreadable(err);
   }
 }

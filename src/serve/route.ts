@@ -1,0 +1,82 @@
+/**
+ * Request → route (SPEC §3): the Host picks the site, the target picks what
+ * answers. Only the shapes below ever reach the file system: fixed names,
+ * and endpoint requests whose every parameter has been validated.
+ */
+import { ENDPOINTS } from '../api/params.js';
+import type { NetworkParams } from '../domain/network.js';
+import { echo, isEndpointName, validateParams, type ValidRequest } from './validate.js';
+
+const MAX_URL_BYTES = 2048;
+/** Served as they are, streamed with ranges: the manifest and the bulk dumps. */
+const STATIC_PATH = /^\/(manifest\.json|dumps\/[a-z_]+\.(?:csv\.gz|parquet))$/;
+
+export type Route =
+  | { kind: 'file'; rel: 'api/index.json' | 'api/amounts.json' }
+  | { kind: 'endpoint'; request: ValidRequest }
+  | { kind: 'static'; rel: string }
+  | RouteError;
+
+export interface RouteError {
+  kind: 'error';
+  status: number;
+  message: string;
+}
+
+/** A target no route can take, refused before anything else is looked at. */
+export function targetError(target: string): RouteError | null {
+  if (Buffer.byteLength(target) > MAX_URL_BYTES) return { kind: 'error', status: 414, message: `the URL is longer than ${MAX_URL_BYTES} bytes` };
+  if (!target.startsWith('/')) return { kind: 'error', status: 400, message: 'the request target must be a path' };
+  return null;
+}
+
+/** Maps a request target (checked by targetError) onto a route; validation needs no release, so a bad request is 400 even while nothing is published. */
+export function route(target: string, network: NetworkParams): Route {
+  const q = target.indexOf('?');
+  const path = q === -1 ? target : target.slice(0, q);
+  let search: URLSearchParams;
+  try {
+    search = new URLSearchParams(q === -1 ? '' : target.slice(q + 1));
+  } catch {
+    return error(400, 'the query string cannot be parsed');
+  }
+  if (path === '/api' || path === '/api/' || path === '/api.php') {
+    const named = search.getAll('endpoint');
+    if (named.length > 1) return error(400, 'parameter "endpoint" is given more than once; give it once');
+    if (named.length === 1) return endpoint(named[0]!, search, network, ['endpoint']);
+    if ([...search.keys()].length > 0) {
+      return error(400, `the index takes no parameters; name an endpoint with ?endpoint=<name> (${endpointList()})`);
+    }
+    return { kind: 'file', rel: 'api/index.json' };
+  }
+  // The amount table wallets cache and score locally (pegscope/client).
+  if (path === '/api/amounts.json' || path === '/api/amounts') {
+    return q === -1 ? { kind: 'file', rel: 'api/amounts.json' } : error(400, 'the amount table takes no parameters');
+  }
+  const named = /^\/api\/([^/]+)$/.exec(path);
+  if (named) return endpoint(named[1]!, search, network, []);
+  const file = STATIC_PATH.exec(path);
+  if (file) return q === -1 ? { kind: 'static', rel: file[1]! } : error(400, 'files take no parameters');
+  return error(404, `no such path; the API is at /api/<endpoint> (${endpointList()}), the index at /api`);
+}
+
+function endpoint(name: string, search: URLSearchParams, network: NetworkParams, reserved: string[]): Route {
+  if (!isEndpointName(name)) return error(404, `unknown endpoint ${echo(name)}; endpoints: ${endpointList()}`);
+  const validated = validateParams(name, search, network, reserved);
+  return validated.ok ? { kind: 'endpoint', request: validated.request } : error(400, validated.error);
+}
+
+function error(status: number, message: string): RouteError {
+  return { kind: 'error', status, message };
+}
+
+function endpointList(): string {
+  return Object.keys(ENDPOINTS).join(', ');
+}
+
+/** The site for a Host header: the only one, the one naming that host, or the one naming none. */
+export function siteFor<S extends { hostnames: readonly string[] }>(sites: readonly S[], hostHeader: string | undefined): S | null {
+  if (sites.length === 1) return sites[0]!;
+  const host = (hostHeader ?? '').toLowerCase().replace(/:\d+$/, '');
+  return sites.find((s) => s.hostnames.includes(host)) ?? sites.find((s) => s.hostnames.length === 0) ?? null;
+}

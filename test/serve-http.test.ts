@@ -1,0 +1,101 @@
+/**
+ * What every response carries (issue 13, 3.8; issue 16): requests Node's
+ * parser rejects get the JSON error body with CORS, and browsers may read
+ * the validator, rate-limit and release headers of any response.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer, type RunningServer } from '../src/serve/server.js';
+import { buildHandTree, type HandTree } from './helpers/release-tree.js';
+import { get, rawExchange, type RawRes } from './helpers/http.js';
+
+const EXPOSED = ['ETag', 'Retry-After', 'RateLimit-Policy', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'X-Pegscope-Release'];
+
+let tree: HandTree;
+let server: RunningServer;
+let base: string;
+
+beforeAll(async () => {
+  tree = buildHandTree();
+  server = await startServer({ sites: [{ network: 'sim', outDir: tree.outDir }], host: '127.0.0.1', port: 0, rateLimit: 0, headersTimeoutMs: 500 });
+  base = server.url;
+});
+
+afterAll(async () => {
+  await server?.close();
+  if (tree) rmSync(tree.root, { recursive: true, force: true });
+});
+
+function expectJsonError(res: RawRes, status: number, message: RegExp): void {
+  expect(res.status).toBe(status);
+  expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+  expect(res.headers['access-control-allow-origin']).toBe('*');
+  expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
+  expect(res.json).toEqual({ error: expect.stringMatching(message), version: '1' });
+  expect(res.closed).toBe(true);
+}
+
+describe('requests Node\'s parser rejects (3.8)', () => {
+  it('a malformed request line is 400 with the JSON error body and CORS', async () => {
+    expectJsonError(await rawExchange(base, 'GARBAGE\r\n\r\n'), 400, /not valid HTTP\/1\.1/);
+    expectJsonError(await rawExchange(base, 'GET /api/stats HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n'), 400, /not valid HTTP\/1\.1/);
+  });
+
+  it('headers over the limit are 431 with the JSON error body and CORS', async () => {
+    const res = await rawExchange(base, `GET /api/stats HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(10_000)}\r\n\r\n`);
+    expectJsonError(res, 431, /larger than 8192 bytes/);
+  });
+
+  it('a request head that does not arrive in time is 408 with the JSON error body and CORS', async () => {
+    const res = await rawExchange(base, 'GET /api/stats HTTP/1.1\r\nHost: x\r\n');
+    expectJsonError(res, 408, /not received in time/);
+  });
+
+  it('CONNECT is 405 with the JSON error body, not a dropped connection', async () => {
+    expectJsonError(await rawExchange(base, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'), 405, /method CONNECT is not allowed/);
+  });
+});
+
+describe('CORS for browsers (issue 16)', () => {
+  const exposed = (header: string | string[] | undefined): string[] => String(header ?? '').split(',').map((h) => h.trim());
+
+  it('every response exposes ETag, Retry-After, RateLimit-* and X-Pegscope-Release', async () => {
+    const limited = await startServer({ sites: [{ network: 'sim', outDir: tree.outDir }], host: '127.0.0.1', port: 0, rateLimit: 1 });
+    const empty = mkdtempSync(join(tmpdir(), 'pegscope-empty-'));
+    const unpublished = await startServer({ sites: [{ network: 'sim', outDir: empty }], host: '127.0.0.1', port: 0, rateLimit: 0 });
+    try {
+      const stats = await get(base, '/api/stats');
+      const responses = [
+        stats,
+        await get(base, '/api/stats', { headers: { 'If-None-Match': stats.headers.etag as string } }),
+        await get(base, '/api/links?limit=2'),
+        await get(base, '/dumps/pegins.csv.gz'),
+        await get(base, '/api/nope'),
+        await get(base, '/api/stats', { method: 'POST' }),
+        await get(limited.url, '/api/stats'),
+        await get(limited.url, '/api/stats'),
+        await get(unpublished.url, '/api/stats'),
+      ];
+      expect(responses.map((r) => r.status)).toEqual([200, 304, 200, 200, 404, 405, 200, 429, 503]);
+      for (const res of responses) {
+        expect(res.headers['access-control-allow-origin']).toBe('*');
+        expect(exposed(res.headers['access-control-expose-headers'])).toEqual(expect.arrayContaining(EXPOSED));
+      }
+      const raw = await rawExchange(base, 'GARBAGE\r\n\r\n');
+      expect(exposed(raw.headers['access-control-expose-headers'])).toEqual(expect.arrayContaining(EXPOSED));
+    } finally {
+      await limited.close();
+      await unpublished.close();
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('preflight allows If-None-Match, X-API-Key, Range and If-Range', async () => {
+    const res = await get(base, '/dumps/links.parquet', { method: 'OPTIONS', headers: { Origin: 'https://wallet.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'range, if-range' } });
+    expect(res.status).toBe(204);
+    const allowed = String(res.headers['access-control-allow-headers']).split(',').map((h) => h.trim().toLowerCase());
+    expect(allowed).toEqual(expect.arrayContaining(['if-none-match', 'x-api-key', 'range', 'if-range']));
+  });
+});
