@@ -7,7 +7,7 @@ import pLimit from 'p-limit';
 import { readCookie, type RpcConfig } from '../config.js';
 import type { NetworkParams } from '../domain/network.js';
 import { initialDownloadError, NodeAuthError, NodeSyncingError, NodeUnreachableError, RpcCallError, TxIndexMissingError } from './errors.js';
-import type { VerboseBlockJson } from './parse.js';
+import type { VerboseBlockJson } from './verbose.js';
 import type { ChainInfo, ChainSource } from './types.js';
 
 const RPC_IN_WARMUP = -28;

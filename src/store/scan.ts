@@ -10,7 +10,10 @@
 import type { Litoshi } from '../domain/amount.js';
 import type { NetworkParams } from '../domain/network.js';
 import { ChainSourceError, initialDownloadError, NetworkMismatchError } from '../chain/errors.js';
-import { blockFromVerboseJson, parseBlock, parseTransaction, ParseError, type RawTx } from '../chain/parse.js';
+import { ParseError } from '../chain/bytes.js';
+import { parseBlock } from '../chain/parse.js';
+import { parseTransaction, type RawTx } from '../chain/raw-tx.js';
+import { blockFromVerboseJson } from '../chain/verbose.js';
 import type { ChainSource, ParsedBlock, PeginInput, TxOutput } from '../chain/types.js';
 import { silentProgress, type Progress } from '../progress.js';
 import { readSql, type AppendColumn, type Cell, type ColumnType, type Db } from './db.js';
@@ -270,7 +273,7 @@ async function fetchBatch(source: ChainSource, from: number, to: number, cache: 
       if (!(err instanceof ParseError) || !source.verboseBlocks) throw err;
       // Verbosity 2 is slow but is the node's own reading of the block.
       const [json] = await source.verboseBlocks([hash]);
-      blocks.push({ height, block: blockFromVerboseJson(json!, source.network), txs: [] });
+      blocks.push({ height, block: blockFromVerboseJson(json!), txs: [] });
     }
   }
   const inputs = await resolveInputs(blocks, source, cache);

@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeAuthError, NodeSyncingError, NodeUnreachableError, NetworkMismatchError, TxIndexMissingError } from '../../src/chain/errors.js';
-import { blockFromVerboseJson, parseBlock, parseTransaction, type VerboseBlockJson } from '../../src/chain/parse.js';
+import { parseBlock } from '../../src/chain/parse.js';
+import { parseTransaction } from '../../src/chain/raw-tx.js';
+import { blockFromVerboseJson, type VerboseBlockJson } from '../../src/chain/verbose.js';
 import { createRpcSource } from '../../src/chain/rpc.js';
 import type { RpcConfig } from '../../src/config.js';
 import { parseNodeValue } from '../../src/domain/amount.js';
@@ -162,7 +164,7 @@ describe.skipIf(!enabled)('scan against a live litecoind -regtest', () => {
       expect(parsed.txs.map((t) => t.outputs.map((o) => [o.value, o.type, o.address]))).toEqual(
         json.tx.map((t) => t.vout.map((o) => [parseNodeValue(o.value), o.scriptPubKey.type, addressOf(o)])));
       const { txs: _t, mwebHeader: _h, mwebBody: _b, ...summary } = parsed;
-      expect(summary).toEqual(blockFromVerboseJson(json, regtest));
+      expect(summary).toEqual(blockFromVerboseJson(json));
     }
   });
 
