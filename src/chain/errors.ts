@@ -37,7 +37,7 @@ export class NodeSyncingError extends ChainSourceError {
 
 export function initialDownloadError(blocks: number, headers: number): NodeSyncingError {
   return new NodeSyncingError(`the node is still in initial block download (blocks ${blocks}/${headers}); `
-    + 'try again when getblockchaininfo shows initialblockdownload false');
+    + 'try again when it has synced (blocks equal headers), or pass --allow-syncing to scan the blocks it has now');
 }
 
 /** getblockchaininfo.chain does not match --network, or the database belongs to another network. */

@@ -9,7 +9,7 @@ import pLimit from 'p-limit';
 import { parseRpcUrl, readCookie, type RpcConfig } from '../config.js';
 import type { NetworkParams } from '../domain/network.js';
 import {
-  AnswerTooLargeError, initialDownloadError, NodeAuthError, NodeSyncingError, NodeUnreachableError, NotJsonRpcError, remoteText, RpcCallError,
+  AnswerTooLargeError, NodeAuthError, NodeSyncingError, NodeUnreachableError, NotJsonRpcError, remoteText, RpcCallError,
   TxIndexMissingError,
 } from './errors.js';
 import type { ChainInfo, ChainSource } from './types.js';
@@ -307,7 +307,6 @@ export function createRpcSource(config: RpcConfig, network: NetworkParams, opts:
     client,
     async info(): Promise<ChainInfo> {
       const info = await client.call<BlockchainInfo>('getblockchaininfo');
-      if (info.initialblockdownload) throw initialDownloadError(info.blocks, info.headers);
       await checkTxindex();
       return {
         chain: info.chain,
@@ -340,7 +339,7 @@ function mwebHeightFromSoftforks(info: BlockchainInfo): number {
   const mweb = info.softforks?.mweb;
   const height = mweb?.height ?? (mweb?.bip9?.status === 'active' ? mweb.bip9.since : undefined);
   if (height === undefined) {
-    throw new NodeSyncingError(`MWEB is not active on this ${info.chain} node yet (softforks.mweb: ${JSON.stringify(mweb ?? null)}); `
+    throw new NodeSyncingError(`MWEB is not active on this ${remoteText(info.chain, 40)} node yet (softforks.mweb: ${remoteText(JSON.stringify(mweb ?? null))}); `
       + 'on regtest mine past the activation height (432) with a peg-in waiting, then scan');
   }
   return height;

@@ -9,8 +9,8 @@
  * the current one is stored: a bounded prefetch queue.
  */
 import type { NetworkParams } from '../domain/network.js';
-import { initialDownloadError, NetworkMismatchError } from '../chain/errors.js';
-import type { ChainSource } from '../chain/types.js';
+import { initialDownloadError, NetworkMismatchError, remoteText } from '../chain/errors.js';
+import type { ChainInfo, ChainSource } from '../chain/types.js';
 import { silentProgress, type Progress } from '../progress.js';
 import { storeBatch } from './append.js';
 import { fetchBatch, type Batch } from './batch.js';
@@ -25,6 +25,8 @@ export interface ScanOptions {
   log?: (line: string) => void;
   /** Blocks per DuckDB transaction; by default sized to about BATCH_BYTES of raw blocks. */
   batchBlocks?: number;
+  /** Scan the blocks a node still syncing (blocks < headers) already has, instead of refusing. */
+  allowSyncing?: boolean;
 }
 
 export interface ScanResult {
@@ -60,12 +62,11 @@ export async function scanChain(db: Db, source: ChainSource, opts: ScanOptions =
   const info = await source.info();
   const expectedChain = network.nodeChain ?? 'sim';
   if (info.chain !== expectedChain) {
-    throw new NetworkMismatchError(`the node is on chain "${info.chain}" but --network is ${network.name} (expects "${expectedChain}"); `
-      + `pass --network ${networkForChain(info.chain)} or point --rpc-url at a ${network.name} node`);
+    const chain = remoteText(info.chain, 40);
+    throw new NetworkMismatchError(`the node is on chain "${chain}" but --network is ${network.name} (expects "${expectedChain}"); `
+      + `pass --network ${networkForChain(chain)} or point --rpc-url at a ${network.name} node`);
   }
-  if (info.initialBlockDownload) {
-    throw initialDownloadError(info.blocks, info.headers);
-  }
+  if (info.initialBlockDownload) checkSync(info, opts.allowSyncing === true, log);
   await claimDatabase(db, network, info.mwebActivationHeight, info.chain === 'sim' ? 'sim' : 'rpc');
 
   const activation = info.mwebActivationHeight;
@@ -161,6 +162,23 @@ function adaptiveSize(): BatchSizer {
       bytes += batch.bytes;
     },
   };
+}
+
+/**
+ * A node in initial block download: Litecoin Core says so whenever its tip is
+ * more than a day old, so a node with every block it has headers for (a
+ * testnet node, a restored regtest chain) is scanned with a warning. A node
+ * that really is syncing (blocks < headers) is refused unless allowed: its
+ * analysis would describe a chain that stops in the past.
+ */
+function checkSync(info: ChainInfo, allowSyncing: boolean, log: (line: string) => void): void {
+  if (info.blocks >= info.headers) {
+    log(`warning: the node reports initial block download but has every block it knows of (${info.blocks}): `
+      + 'its tip is more than a day old (usual for testnet and restored regtest chains); scanning it');
+    return;
+  }
+  if (!allowSyncing) throw initialDownloadError(info.blocks, info.headers);
+  log(`warning: the node is still syncing (blocks ${info.blocks}/${info.headers}); --allow-syncing: scanning the ${info.blocks} blocks it has`);
 }
 
 function networkForChain(chain: string): string {
