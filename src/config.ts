@@ -127,12 +127,13 @@ export function readCookie(file: string): { user: string; password: string } {
   return { user: text.slice(0, colon), password: text.slice(colon + 1) };
 }
 
-/** Parses durations like 30s, 5m, 1h into milliseconds. */
-export function parseDuration(text: string): number {
+/** Parses durations like 30s, 5m, 1h (given as `what`, e.g. --every) into milliseconds, at most `maxMs`. */
+export function parseDuration(text: string, what = 'duration', maxMs = Number.MAX_SAFE_INTEGER): number {
   const match = /^(\d+)(s|m|h)$/.exec(text);
-  if (!match) throw new UsageError(`"${text}" is not a duration; use a number followed by s, m or h (e.g. 5m)`);
+  if (!match) throw new UsageError(`${what}: "${text}" is not a duration; use a number followed by s, m or h (e.g. 5m)`);
   const unit = { s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 's' | 'm' | 'h'];
   const ms = Number(match[1]) * unit;
-  if (ms <= 0) throw new UsageError(`duration "${text}" must be positive`);
+  if (ms <= 0) throw new UsageError(`${what}: duration "${text}" must be positive`);
+  if (ms > maxMs) throw new UsageError(`${what}: duration "${text}" is too long; at most ${Math.floor(maxMs / 3_600_000)}h`);
   return ms;
 }
