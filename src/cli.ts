@@ -1,6 +1,8 @@
+import { existsSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { parseDuration, resolveConfig, UsageError, type CommonOptions, type ResolvedConfig } from './config.js';
-import { runJob, runJobEvery, type JobOptions } from './job.js';
+import { remoteText } from './chain/errors.js';
+import { envInteger, parseDuration, parseWholeNumber, resolveConfig, UsageError, type CommonOptions, type ResolvedConfig } from './config.js';
+import { runJobs, runJobsEvery, type JobOptions } from './job.js';
 import { openSource, type SourceOptions } from './sources.js';
 import { consoleProgress } from './progress.js';
 import { Db } from './store/db.js';
@@ -13,7 +15,16 @@ import { runDemo } from './demo.js';
 import { loadConfigFile } from './config-file.js';
 import { DEFAULT_KEEP_RELEASES } from './domain/model.js';
 
-const log = (line: string): void => { process.stderr.write(`${new Date().toISOString()} ${line}\n`); };
+/** Log lines and error messages carry text from nodes, servers, clients and files: one escaped line each. */
+const terminal = (text: string): string => remoteText(text, 4000);
+const log = (line: string): void => { process.stderr.write(`${new Date().toISOString()} ${terminal(line)}\n`); };
+
+const MAX_HEIGHT = 2 ** 31 - 1;
+const MAX_SEED = 2 ** 32 - 1;
+const MAX_PORT = 65_535;
+const DEFAULT_PORT = 8080;
+const MAX_KEEP = 1000;
+const MAX_RATE_LIMIT = 1_000_000;
 
 function withCommon(cmd: Command): Command {
   return cmd
@@ -34,24 +45,34 @@ function withSource(cmd: Command): Command {
   return cmd
     .addOption(new Option('--source <kind>', 'rpc or sim (default: rpc when a node is configured)').choices(['rpc', 'sim']))
     .addOption(new Option('--preset <name>', 'sim preset').choices(['tiny', 'demo', 'mainnet', 'x10']).default('demo'))
-    .option('--seed <n>', 'sim seed', parseInteger('--seed', 0), 1)
-    .option('--to <height>', 'stop scanning at this height', parseInteger('--to', 0));
+    .option('--seed <n>', 'sim seed', parseInteger('--seed', 0, MAX_SEED), 1)
+    .option('--to <height>', 'stop scanning at this height', parseInteger('--to', 0, MAX_HEIGHT))
+    .option('--allow-syncing', 'scan a node still in initial block download (blocks < headers) up to the blocks it has (docs/node.md)');
 }
 
-function parseInteger(flag: string, min: number) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < min) throw new UsageError(`${flag} must be a whole number ≥ ${min}, got "${value}"`);
-    return Number(value);
-  };
+function parseInteger(flag: string, min: number, max: number) {
+  return (value: string): number => parseWholeNumber(value, flag, min, max);
 }
 
-type SourceFlags = CommonOptions & SourceOptions & { to?: number };
+/** --port, else PEGSCOPE_PORT, else 8080. */
+const portOf = (flags: { port?: number }): number => flags.port ?? envInteger('PEGSCOPE_PORT', 0, MAX_PORT, DEFAULT_PORT);
+
+type SourceFlags = CommonOptions & SourceOptions & { to?: number; allowSyncing?: boolean };
 
 function sourceOptions(flags: SourceFlags): SourceOptions {
   return { source: flags.source, preset: flags.preset, seed: flags.seed };
 }
 
-async function withDb<T>(config: ResolvedConfig, work: (db: Db) => Promise<T>): Promise<T> {
+/**
+ * Opens the database for `work`. Commands that only read what scan wrote
+ * (`existing`) refuse a missing file instead of creating an empty database
+ * under a mistyped --db.
+ */
+async function withDb<T>(config: ResolvedConfig, work: (db: Db) => Promise<T>, existing = false): Promise<T> {
+  if (existing && config.dbPath !== ':memory:' && !existsSync(config.dbPath)) {
+    throw new UsageError(`database ${config.dbPath} does not exist; run \`pegscope scan --network ${config.network.name}\` (or \`pegscope job\`) first, `
+      + 'which creates it, or give --db the file scan wrote');
+  }
   const db = await Db.open(config.dbPath);
   try {
     return await work(db);
@@ -72,7 +93,7 @@ export function buildProgram(): Command {
       const config = resolveConfig(flags);
       const source = openSource(config, sourceOptions(flags));
       try {
-        const result = await withDb(config, (db) => scanChain(db, source, { to: flags.to, progress: consoleProgress(), log }));
+        const result = await withDb(config, (db) => scanChain(db, source, { to: flags.to, allowSyncing: flags.allowSyncing, progress: consoleProgress(), log }));
         log(`scan: heights ${result.fromHeight}..${result.toHeight}, ${result.blocks} blocks, ${result.pegins} peg-ins, ${result.pegouts} peg-outs`
           + (result.reorgDepth ? `, reorg of ${result.reorgDepth} blocks undone` : ''));
       } finally {
@@ -83,42 +104,42 @@ export function buildProgram(): Command {
   withCommon(program.command('analyze').description('recompute every derived table atomically'))
     .action(async (flags: CommonOptions) => {
       const config = resolveConfig(flags);
-      await withDb(config, async (db) => { await analyze(db, { log }); });
+      await withDb(config, async (db) => { await analyze(db, { log }); }, true);
     });
 
   withCommon(program.command('export').description('write and publish a new release of the static tree'))
-    .option('--keep <n>', 'complete releases to keep; once there are that many, the oldest is recycled into the next export', parseInteger('--keep', 1), DEFAULT_KEEP_RELEASES)
+    .option('--keep <n>', 'complete releases to keep; once there are that many, the oldest is recycled into the next export', parseInteger('--keep', 1, MAX_KEEP), DEFAULT_KEEP_RELEASES)
     .action(async (flags: CommonOptions & { keep: number }) => {
       const config = resolveConfig(flags);
-      await withDb(config, (db) => exportRelease(db, { outDir: config.outDir, keep: flags.keep, progress: consoleProgress(), log }));
+      await withDb(config, (db) => exportRelease(db, { outDir: config.outDir, keep: flags.keep, progress: consoleProgress(), log }), true);
     });
 
   withSource(withNode(withCommon(program.command('job').description('scan + analyze + export; --every repeats it'))))
-    .option('--every <duration>', 'repeat every duration (30s, 5m, 1h); one run at a time')
-    .option('--keep <n>', 'complete releases to keep; once there are that many, the oldest is recycled into the next export', parseInteger('--keep', 1), DEFAULT_KEEP_RELEASES)
+    .option('--every <duration>', 'repeat every duration (30s, 5m, 1h); one run at a time; with --config each run does every network in turn')
+    .option('--keep <n>', 'complete releases to keep; once there are that many, the oldest is recycled into the next export', parseInteger('--keep', 1, MAX_KEEP), DEFAULT_KEEP_RELEASES)
     .option('--labels <files...>', 'label files to import before analysing')
-    .option('--config <file>', 'run every network of a config file in turn (docs/deploy.md)')
+    .option('--config <file>', 'run every network of a config file in turn, one after the other (docs/deploy.md)')
     .action(async (flags: SourceFlags & JobOptions & { every?: string; config?: string }) => {
       const configs = flags.config ? loadConfigFile(flags.config).map((site) => site.config) : [resolveConfig(flags)];
-      const options: JobOptions = { ...sourceOptions(flags), to: flags.to, keep: flags.keep, labels: flags.labels, log };
-      await Promise.all(configs.map((config) => (flags.every ? runJobEvery(config, options, flags.every) : runJob(config, options))));
+      const options: JobOptions = { ...sourceOptions(flags), to: flags.to, allowSyncing: flags.allowSyncing, keep: flags.keep, labels: flags.labels, log };
+      await (flags.every ? runJobsEvery(configs, options, flags.every) : runJobs(configs, options));
     });
 
   withCommon(program.command('serve').description('serve the published tree as the JSON API'))
-    .option('--port <n>', 'port (env PEGSCOPE_PORT)', parseInteger('--port', 0), Number(process.env.PEGSCOPE_PORT ?? 8080))
+    .option('--port <n>', `port (env PEGSCOPE_PORT, default ${DEFAULT_PORT})`, parseInteger('--port', 0, MAX_PORT))
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .option('--rate-limit <n>', 'requests per minute per client IP (0 disables)', parseInteger('--rate-limit', 0), 60)
+    .option('--rate-limit <n>', 'requests per minute per client IP (0 disables)', parseInteger('--rate-limit', 0, MAX_RATE_LIMIT), 60)
     .option('--keys <file>', 'API keys file with per-key limits (sent as X-API-Key)')
     .option('--trust-proxy', 'take the client IP from X-Forwarded-For (only behind your own proxy)')
     .option('--config <file>', 'serve several networks from one config file (docs/deploy.md)')
     .option('--stale-after <duration>', 'health.ok turns false when the analysis is older than this', '1h')
     .option('--cache <duration>', 'how long caches may keep a response; match the job\'s --every', `${DEFAULT_CACHE_SECONDS}s`)
-    .action(async (flags: CommonOptions & { port: number; host: string; rateLimit: number; keys?: string; trustProxy?: boolean; config?: string; staleAfter: string; cache: string }) => {
+    .action(async (flags: CommonOptions & { port?: number; host: string; rateLimit: number; keys?: string; trustProxy?: boolean; config?: string; staleAfter: string; cache: string }) => {
       const sites = flags.config
         ? loadConfigFile(flags.config).map((site) => ({ network: site.config.network.name, outDir: site.config.outDir, hostnames: site.hostnames }))
         : [{ network: resolveConfig(flags).network.name, outDir: resolveConfig(flags).outDir }];
-      const server = await startServer({ sites, host: flags.host, port: flags.port, rateLimit: flags.rateLimit, keysFile: flags.keys, trustProxy: flags.trustProxy,
-        staleAfterSeconds: parseDuration(flags.staleAfter) / 1000, cacheSeconds: parseDuration(flags.cache) / 1000, log,
+      const server = await startServer({ sites, host: flags.host, port: portOf(flags), rateLimit: flags.rateLimit, keysFile: flags.keys, trustProxy: flags.trustProxy,
+        staleAfterSeconds: parseDuration(flags.staleAfter, '--stale-after') / 1000, cacheSeconds: parseDuration(flags.cache, '--cache') / 1000, log,
       });
       log(`serving ${sites.map((s) => `${s.network} from ${s.outDir}`).join(', ')} at ${server.url}/api`);
       const stop = () => { void server.close().then(() => process.exit(0)); };
@@ -131,7 +152,7 @@ export function buildProgram(): Command {
     .argument('<files...>', 'label files')
     .action(async (files: string[], flags: CommonOptions) => {
       const config = resolveConfig(flags);
-      const result = await withDb(config, (db) => importLabels(db, files, config.network));
+      const result = await withDb(config, (db) => importLabels(db, files, config.network), true);
       for (const r of result.rejected) log(`rejected ${r.file}:${r.line}: ${r.reason}`);
       log(`labels: ${result.imported} imported, ${result.ignored} placeholders ignored, ${result.rejected.length} rejected`);
       if (result.rejected.length > 0) {
@@ -141,9 +162,9 @@ export function buildProgram(): Command {
     });
 
   program.command('demo').description('run the job on the built-in demo chain, then serve it (what `npm start` does)')
-    .option('--port <n>', 'port (env PEGSCOPE_PORT)', parseInteger('--port', 0), Number(process.env.PEGSCOPE_PORT ?? 8080))
+    .option('--port <n>', `port (env PEGSCOPE_PORT, default ${DEFAULT_PORT})`, parseInteger('--port', 0, MAX_PORT))
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .action(async (flags: { port: number; host: string }) => { await runDemo({ ...flags, log }); });
+    .action(async (flags: { port?: number; host: string }) => { await runDemo({ host: flags.host, port: portOf(flags), log }); });
 
   return program;
 }
@@ -159,10 +180,10 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (err instanceof UsageError) {
-      process.stderr.write(`pegscope: ${err.message}\n`);
+      process.stderr.write(`pegscope: ${terminal(err.message)}\n`);
       return 2;
     }
-    process.stderr.write(`pegscope: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`pegscope: ${terminal(err instanceof Error ? err.message : String(err))}\n`);
     if (process.env.PEGSCOPE_DEBUG) process.stderr.write(`${(err as Error).stack}\n`);
     return 1;
   }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { resolveConfig, UsageError, type ResolvedConfig } from './config.js';
+import { parseRpcUrl, resolveConfig, UsageError, type ResolvedConfig } from './config.js';
 
 /** One network of a multi-network deployment (docs/deploy.md). */
 export interface SiteConfig {
@@ -44,6 +44,8 @@ export function loadConfigFile(path: string): SiteConfig[] {
     const where = `${path}: networks[${i}]`;
     const network = optionalString(entry, 'network', where);
     if (!network) throw new UsageError(`${where}: "network" is required (mainnet, testnet, regtest or sim)`);
+    const rpcUrl = optionalString(entry, 'rpcUrl', where);
+    if (rpcUrl !== undefined) parseRpcUrl(rpcUrl, `${where}: "rpcUrl"`);
     const hostnames = entry.hostnames ?? [];
     if (!Array.isArray(hostnames) || hostnames.some((h) => typeof h !== 'string')) {
       throw new UsageError(`${where}: "hostnames" must be an array of host names`);
@@ -53,7 +55,7 @@ export function loadConfigFile(path: string): SiteConfig[] {
         network,
         db: optionalString(entry, 'db', where),
         out: optionalString(entry, 'out', where),
-        rpcUrl: optionalString(entry, 'rpcUrl', where),
+        rpcUrl,
         rpcUser: optionalString(entry, 'rpcUser', where),
         rpcPassword: optionalString(entry, 'rpcPassword', where),
         rpcCookie: optionalString(entry, 'rpcCookie', where),

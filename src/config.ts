@@ -13,6 +13,8 @@ export interface RpcConfig {
   timeoutMs: number;
   batchSize: number;
   concurrency: number;
+  /** Largest answer read from the node, in bytes (default 64 MiB; PEGSCOPE_RPC_MAX_ANSWER_MB). */
+  maxAnswerBytes?: number;
 }
 
 export interface CommonOptions {
@@ -38,9 +40,49 @@ const env = (name: string): string | undefined => {
   return value === undefined || value === '' ? undefined : value;
 };
 
+/**
+ * A whole number from the environment within [min, max], or `fallback` when
+ * unset; anything else is a usage error naming the variable.
+ */
+export function envInteger(name: string, min: number, max: number, fallback: number): number {
+  const text = env(name);
+  return text === undefined ? fallback : parseWholeNumber(text, name, min, max);
+}
+
+/** A whole number within [min, max] given as `what` (a flag or a variable), or a usage error naming it. */
+export function parseWholeNumber(text: string, what: string, min: number, max: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max) {
+    throw new UsageError(`${what} must be a whole number from ${min} to ${max}, got "${text}"`);
+  }
+  return value;
+}
+
+/**
+ * The node's JSON-RPC URL, given as `what` (--rpc-url, LTC_RPC_URL, a config
+ * file's rpcUrl): only http and https are accepted.
+ */
+export function parseRpcUrl(text: string, what: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    // Whatever precedes an @ may be a password: never shown.
+    throw new UsageError(`${what} is not a URL: "${text.replace(/[^/]*@/, '…@')}"; give the node's JSON-RPC address, e.g. http://127.0.0.1:9332`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`${what} must be an http:// or https:// URL, got ${url.protocol}//…; Litecoin Core's JSON-RPC speaks HTTP, e.g. http://127.0.0.1:9332`);
+  }
+  return url;
+}
+
+const MIB = 1024 * 1024;
+
 /** Flags first, then environment (PEGSCOPE_*, LTC_RPC_*), then defaults (SPEC §5). */
 export function resolveConfig(opts: CommonOptions): ResolvedConfig {
+  const rpcUrlFrom = opts.rpcUrl !== undefined ? '--rpc-url' : env('LTC_RPC_URL') !== undefined ? 'LTC_RPC_URL' : 'PEGSCOPE_RPC_URL';
   const rpcUrl = opts.rpcUrl ?? env('LTC_RPC_URL') ?? env('PEGSCOPE_RPC_URL');
+  if (rpcUrl !== undefined) parseRpcUrl(rpcUrl, rpcUrlFrom);
   const cookie = opts.rpcCookie ?? env('PEGSCOPE_RPC_COOKIE');
   const defaultNetwork = rpcUrl ? 'mainnet' : 'sim';
   const name = opts.network ?? env('PEGSCOPE_NETWORK') ?? defaultNetwork;
@@ -63,9 +105,10 @@ export function resolveConfig(opts: CommonOptions): ResolvedConfig {
           user: opts.rpcUser ?? env('LTC_RPC_USER'),
           password: opts.rpcPassword ?? env('LTC_RPC_PASSWORD'),
           cookieFile: cookie,
-          timeoutMs: Number(env('PEGSCOPE_RPC_TIMEOUT_MS') ?? 30_000),
-          batchSize: Number(env('PEGSCOPE_RPC_BATCH') ?? 50),
-          concurrency: Number(env('PEGSCOPE_RPC_CONCURRENCY') ?? 8),
+          timeoutMs: envInteger('PEGSCOPE_RPC_TIMEOUT_MS', 1, 3_600_000, 30_000),
+          batchSize: envInteger('PEGSCOPE_RPC_BATCH', 1, 10_000, 50),
+          concurrency: envInteger('PEGSCOPE_RPC_CONCURRENCY', 1, 256, 8),
+          maxAnswerBytes: envInteger('PEGSCOPE_RPC_MAX_ANSWER_MB', 1, 4096, 64) * MIB,
         }
       : null,
   };
@@ -84,12 +127,13 @@ export function readCookie(file: string): { user: string; password: string } {
   return { user: text.slice(0, colon), password: text.slice(colon + 1) };
 }
 
-/** Parses durations like 30s, 5m, 1h into milliseconds. */
-export function parseDuration(text: string): number {
+/** Parses durations like 30s, 5m, 1h (given as `what`, e.g. --every) into milliseconds, at most `maxMs`. */
+export function parseDuration(text: string, what = 'duration', maxMs = Number.MAX_SAFE_INTEGER): number {
   const match = /^(\d+)(s|m|h)$/.exec(text);
-  if (!match) throw new UsageError(`"${text}" is not a duration; use a number followed by s, m or h (e.g. 5m)`);
+  if (!match) throw new UsageError(`${what}: "${text}" is not a duration; use a number followed by s, m or h (e.g. 5m)`);
   const unit = { s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 's' | 'm' | 'h'];
   const ms = Number(match[1]) * unit;
-  if (ms <= 0) throw new UsageError(`duration "${text}" must be positive`);
+  if (ms <= 0) throw new UsageError(`${what}: duration "${text}" must be positive`);
+  if (ms > maxMs) throw new UsageError(`${what}: duration "${text}" is too long; at most ${Math.floor(maxMs / 3_600_000)}h`);
   return ms;
 }

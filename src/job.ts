@@ -14,6 +14,8 @@ import { SIM_LABELS_FILE } from './chain/sim/index.js';
 
 export interface JobOptions extends SourceOptions {
   to?: number;
+  /** Scan a node still in initial block download (ScanOptions.allowSyncing). */
+  allowSyncing?: boolean;
   keep?: number;
   labels?: string[];
   log: (line: string) => void;
@@ -35,7 +37,7 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
     const source = openSource(config, opts);
     const db = await Db.open(config.dbPath);
     try {
-      const scan = await scanChain(db, source, { to: opts.to, progress, log: opts.log });
+      const scan = await scanChain(db, source, { to: opts.to, allowSyncing: opts.allowSyncing, progress, log: opts.log });
       opts.log(`scan: ${scan.blocks} new blocks up to ${scan.toHeight} (${scan.pegins} peg-ins, ${scan.pegouts} peg-outs)`);
       const labelFiles = [...(opts.labels ?? [])];
       const simLabels = join(simTruthDir(config.dbPath), SIM_LABELS_FILE);
@@ -57,12 +59,44 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
   }
 }
 
+/** The job's log for one of several networks: each line says which. */
+function logFor(config: ResolvedConfig, configs: readonly ResolvedConfig[], opts: JobOptions): JobOptions {
+  return configs.length > 1 ? { ...opts, log: (line) => opts.log(`[${config.network.name}] ${line}`) } : opts;
+}
+
 /**
- * Repeats the job; a failed run is logged and retried at the next tick.
- * Stops on SIGINT/SIGTERM, or when `stop` is aborted, after the run under way.
+ * Runs the job for each network in turn, never two at once (they share the
+ * machine's CPU, memory and disk). A failing network does not stop the others;
+ * the run fails afterwards, naming every network that failed.
  */
-export async function runJobEvery(config: ResolvedConfig, opts: JobOptions, every: string, stop?: AbortSignal): Promise<void> {
-  const intervalMs = parseDuration(every);
+export async function runJobs(configs: readonly ResolvedConfig[], opts: JobOptions): Promise<void> {
+  if (configs.length === 1) {
+    await runJob(configs[0]!, opts);
+    return;
+  }
+  const failed: string[] = [];
+  for (const config of configs) {
+    const own = logFor(config, configs, opts);
+    try {
+      await runJob(config, own);
+    } catch (err) {
+      own.log(`job failed: ${(err as Error).message}; the last good release stays published`);
+      failed.push(config.network.name);
+    }
+  }
+  if (failed.length > 0) throw new Error(`the job failed for ${failed.join(', ')} (see above); the other networks were published`);
+}
+
+/** --every waits with setTimeout, which cannot wait longer than this. */
+const MAX_INTERVAL_MS = 2 ** 31 - 1;
+
+/**
+ * Repeats the job: each tick runs every network in turn, then waits for the
+ * next one. A failed run is logged and retried at the next tick. Stops on
+ * SIGINT/SIGTERM, or when `stop` is aborted, after the run under way.
+ */
+export async function runJobsEvery(configs: readonly ResolvedConfig[], opts: JobOptions, every: string, stop?: AbortSignal): Promise<void> {
+  const intervalMs = parseDuration(every, '--every', MAX_INTERVAL_MS);
   const controller = new AbortController();
   const abort = () => controller.abort();
   stop?.addEventListener('abort', abort);
@@ -71,10 +105,14 @@ export async function runJobEvery(config: ResolvedConfig, opts: JobOptions, ever
   try {
     while (!controller.signal.aborted) {
       const started = Date.now();
-      try {
-        await runJob(config, opts);
-      } catch (err) {
-        opts.log(`job failed: ${(err as Error).message}; the last good release stays published; retrying in ${every}`);
+      for (const config of configs) {
+        if (controller.signal.aborted) break;
+        const own = logFor(config, configs, opts);
+        try {
+          await runJob(config, own);
+        } catch (err) {
+          own.log(`job failed: ${(err as Error).message}; the last good release stays published; retrying in ${every}`);
+        }
       }
       const wait = Math.max(0, intervalMs - (Date.now() - started));
       await new Promise<void>((resolve) => {

@@ -1,9 +1,10 @@
+import { createServer } from 'node:http';
 import { mkdtempSync, readFileSync, readlinkSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../src/config.js';
-import { runJob, runJobEvery } from '../src/job.js';
+import { runJob, runJobs, runJobsEvery } from '../src/job.js';
 import { JobLockedError } from '../src/lock.js';
 import { silentProgress } from '../src/progress.js';
 import { freePort } from './helpers/net.js';
@@ -51,7 +52,7 @@ describe('pegscope job', () => {
       lines.push(line);
       if (lines.filter((l) => l.startsWith('job failed')).length === 2) stop.abort();
     };
-    await runJobEvery(await nodeDownConfig(), { source: 'rpc', log, progress: silentProgress }, '1s', stop.signal);
+    await runJobsEvery([await nodeDownConfig()], { source: 'rpc', log, progress: silentProgress }, '1s', stop.signal);
     const failures = lines.filter((l) => l.startsWith('job failed'));
     expect(failures).toHaveLength(2);
     expect(failures[0]).toMatch(/last good release stays published; retrying in 1s/);
@@ -63,4 +64,41 @@ describe('pegscope job', () => {
     await expect(runJob(simConfig, { source: 'sim', preset: 'tiny', seed: 3, ...quiet })).rejects.toThrow(JobLockedError);
     await running;
   }, 180_000);
+
+  describe('with several networks (job --config)', () => {
+    // A node that refuses every password: its network fails at once, without retries.
+    const refusing = createServer((req, res) => { req.resume(); res.writeHead(401).end(); });
+    let regtest: ReturnType<typeof resolveConfig>;
+    beforeAll(async () => {
+      await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+      const port = (refusing.address() as { port: number }).port;
+      regtest = resolveConfig({ network: 'regtest', db: join(dir, 'refused.duckdb'), out: join(dir, 'out-regtest'), rpcUrl: `http://127.0.0.1:${port}`, rpcUser: 'u', rpcPassword: 'p' });
+    });
+    afterAll(() => { refusing.close(); });
+
+    /** The network of each line, in order, with repeats collapsed: ['sim', 'regtest'] when sim ran wholly before regtest. */
+    const turns = (lines: string[]) => lines.map((l) => /^\[(\w+)\]/.exec(l)?.[1]).filter((n, i, all) => n !== undefined && n !== all[i - 1]);
+
+    it('runs the networks in turn, each line naming its network, and a failing one does not stop the others', async () => {
+      const lines: string[] = [];
+      await expect(runJobs([simConfig, regtest], { preset: 'tiny', seed: 3, log: (l) => lines.push(l), progress: silentProgress }))
+        .rejects.toThrow('the job failed for regtest (see above); the other networks were published');
+      expect(turns(lines)).toEqual(['sim', 'regtest']);
+      expect(lines.some((l) => l.startsWith('[sim] export:') || l.startsWith('[sim] scan:'))).toBe(true);
+      expect(lines.at(-1)).toMatch(/^\[regtest\] job failed: the node at .* rejected the RPC user\/password \(HTTP 401\)/);
+    }, 180_000);
+
+    it('--every runs every network in turn on each tick', async () => {
+      const lines: string[] = [];
+      const stop = new AbortController();
+      const log = (line: string) => {
+        lines.push(line);
+        if (lines.filter((l) => l.startsWith('[regtest] job failed')).length === 2) stop.abort();
+      };
+      await runJobsEvery([simConfig, regtest], { preset: 'tiny', seed: 3, log, progress: silentProgress }, '1s', stop.signal);
+      expect(turns(lines)).toEqual(['sim', 'regtest', 'sim', 'regtest']);
+      expect(lines.filter((l) => l.startsWith('[regtest] job failed'))[0]).toMatch(/retrying in 1s$/);
+      expect(lines.at(-1)).toBe('job: stopped');
+    }, 180_000);
+  });
 });

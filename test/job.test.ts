@@ -1,4 +1,5 @@
-import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -18,11 +19,29 @@ describe('job lock', () => {
     acquireJobLock(db)();
   });
 
-  it('takes over a lock left by a process that died', () => {
+  it('takes over a lock left by a process that died, and then holds it', () => {
     const db = join(tempDir(), 'x.duckdb');
+    // Above Linux's largest pid (4194304): no process can have it.
     writeFileSync(`${db}.lock`, '999999999');
     const release = acquireJobLock(db);
+    expect(readFileSync(`${db}.lock`, 'utf8')).toBe(String(process.pid));
+    expect(() => acquireJobLock(db)).toThrow(`another pegscope job (pid ${process.pid}) is running on ${db}; this run is skipped`);
     release();
+    expect(existsSync(`${db}.lock`)).toBe(false);
+  });
+
+  it('leaves a lock held by another live process alone', async () => {
+    const db = join(tempDir(), 'x.duckdb');
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    try {
+      await new Promise((resolve) => other.once('spawn', resolve));
+      writeFileSync(`${db}.lock`, String(other.pid));
+      expect(() => acquireJobLock(db)).toThrow(JobLockedError);
+      expect(() => acquireJobLock(db)).toThrow(`another pegscope job (pid ${other.pid}) is running on ${db}`);
+      expect(readFileSync(`${db}.lock`, 'utf8')).toBe(String(other.pid));
+    } finally {
+      other.kill('SIGKILL');
+    }
   });
 });
 
@@ -80,5 +99,12 @@ describe('configuration', () => {
     const empty = join(dir, 'empty.json');
     writeFileSync(empty, '{}');
     expect(() => loadConfigFile(empty)).toThrow(/non-empty "networks" array/);
+  });
+
+  it('rejects a config file whose rpcUrl is not http(s), naming the entry', () => {
+    const file = join(tempDir(), 'ftp.json');
+    writeFileSync(file, JSON.stringify({ networks: [{ network: 'testnet', rpcUrl: 'ftp://127.0.0.1:19332' }] }));
+    expect(() => loadConfigFile(file)).toThrow(UsageError);
+    expect(() => loadConfigFile(file)).toThrow(`${file}: networks[0]: "rpcUrl" must be an http:// or https:// URL, got ftp://…`);
   });
 });

@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { blockFromVerboseJson, coinbaseTag, parseBlock, parseTransaction, ParseError, type VerboseBlockJson, type VerboseTxJson } from '../src/chain/parse.js';
+import { ParseError } from '../src/chain/bytes.js';
+import { coinbaseTag, parseBlock } from '../src/chain/parse.js';
+import { parseTransaction } from '../src/chain/raw-tx.js';
+import { blockFromVerboseJson, type VerboseBlockJson, type VerboseTxJson } from '../src/chain/verbose.js';
 import { parseNodeValue } from '../src/domain/amount.js';
 import { NETWORKS } from '../src/domain/network.js';
 import { MAINNET_BLOCK_HEIGHTS, mainnetBlock, recordingLines, recordingTruth } from './helpers/fixtures.js';
@@ -52,7 +55,7 @@ describe('raw block parser vs the node (regtest-small)', () => {
       expect(block.txCount).toBe(json.tx.length);
       expect(block.txs.map(parsedTx)).toEqual(json.tx.map(nodeTx));
       // Peg-ins, HogEx, peg-outs, supply, MWEB counts and coinbase: raw path and verbose path agree.
-      const fromJson = blockFromVerboseJson(json, regtest);
+      const fromJson = blockFromVerboseJson(json);
       const { txs: _txs, mwebHeader, mwebBody, ...summary } = block;
       expect(summary).toEqual(fromJson);
       expect(block.mweb).toEqual({ height: json.height, numTxos: json.mweb.num_txos, numKernels: json.mweb.num_kernels });
@@ -120,7 +123,7 @@ describe('transaction parser on real mainnet blocks', () => {
   });
 
   it('builds the verbose-path block: HogEx supply, no pegs, MWEB counts, pool tag', () => {
-    const block = blockFromVerboseJson(blocks.find((b) => b.height === 2383208)!, mainnet);
+    const block = blockFromVerboseJson(blocks.find((b) => b.height === 2383208)!);
     expect(block.supply).toBe(793_199_220_526);
     expect(block.pegins).toEqual([]);
     expect(block.pegouts).toEqual([]);

@@ -221,9 +221,35 @@ describe('scanChain over the regtest-small recording', () => {
     const { source } = fixtureSource(rec, finalChain(rec));
     const mainnet: ChainSource = { ...source, network: NETWORKS.mainnet };
     await expect(scanChain(db, mainnet)).rejects.toThrow(/node is on chain "regtest" but --network is mainnet/);
-    const syncing: ChainSource = { ...source, info: async () => ({ ...(await source.info()), initialBlockDownload: true, blocks: 10 }) };
+    const syncing: ChainSource = { ...source, info: async () => ({ ...(await source.info()), initialBlockDownload: true, blocks: 600 }) };
     await expect(scanChain(db, syncing)).rejects.toThrow(NodeSyncingError);
+    await expect(scanChain(db, syncing)).rejects.toThrow('the node is still in initial block download (blocks 600/894); '
+      + 'try again when it has synced (blocks equal headers), or pass --allow-syncing to scan the blocks it has now');
     expect(await db.getMeta('cursor_height')).toBeUndefined();
+  });
+
+  it('scans a node in initial block download that has every block it has headers for (an old tip), with a warning', async () => {
+    const db = await memoryDb();
+    const { source } = fixtureSource(rec, finalChain(rec));
+    const oldTip: ChainSource = { ...source, info: async () => ({ ...(await source.info()), initialBlockDownload: true }) };
+    const logs: string[] = [];
+    const result = await scanChain(db, oldTip, { log: (line) => logs.push(line) });
+    expect(result).toMatchObject({ fromHeight: 432, toHeight: 894 });
+    expect(logs[0]).toBe('warning: the node reports initial block download but has every block it knows of (894): '
+      + 'its tip is more than a day old (usual for testnet and restored regtest chains); scanning it');
+  });
+
+  it('with --allow-syncing scans the blocks a syncing node has, and goes on from there once it has more', async () => {
+    const db = await memoryDb();
+    const { source } = fixtureSource(rec, finalChain(rec, 700));
+    const syncing: ChainSource = { ...source, info: async () => ({ ...(await source.info()), initialBlockDownload: true, headers: 894 }) };
+    const logs: string[] = [];
+    expect(await scanChain(db, syncing, { allowSyncing: true, log: (line) => logs.push(line) })).toMatchObject({ fromHeight: 432, toHeight: 700 });
+    expect(logs[0]).toBe('warning: the node is still syncing (blocks 700/894); --allow-syncing: scanning the 700 blocks it has');
+    expect(await scanChain(db, fixtureSource(rec, finalChain(rec)).source)).toMatchObject({ fromHeight: 701, toHeight: 894 });
+    const once = await memoryDb();
+    await scanChain(once, fixtureSource(rec, finalChain(rec)).source);
+    expect(await dump(db)).toEqual(await dump(once));
   });
 
   it('a failing source mid-scan leaves only whole batches behind, and a rerun completes them', async () => {

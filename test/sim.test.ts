@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseBlock, parseTransaction, type RawBlock } from '../src/chain/parse.js';
+import { parseBlock, type RawBlock } from '../src/chain/parse.js';
+import { parseTransaction } from '../src/chain/raw-tx.js';
 import { createSimSource, readSimTruth, SIM_LABELS_FILE, SIM_MWEB_ACTIVATION_HEIGHT, type SimTruth } from '../src/chain/sim/index.js';
 import { sha256d } from '../src/chain/sha256.js';
 import { NETWORKS } from '../src/domain/network.js';
@@ -169,7 +170,7 @@ describe('every simulated block passes the structural checks of the regtest reco
       expect(reversedHex(nodeSha256d(raw.subarray(0, 80)))).toBe(hash);
       expect(parsed.hash).toBe(hash);
       expect(parsed.prevHash).toBe(i === 0 ? '0'.repeat(64) : blocks[i - 1]!.hash);
-      let level = parsed.txs.map((tx) => Buffer.from(tx.txid, 'hex').reverse());
+      let level: Buffer[] = parsed.txs.map((tx) => Buffer.from(tx.txid, 'hex').reverse());
       while (level.length > 1) {
         const next: Buffer[] = [];
         for (let k = 0; k < level.length; k += 2) next.push(nodeSha256d(Buffer.concat([level[k]!, level[k + 1] ?? level[k]!])));

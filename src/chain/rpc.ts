@@ -1,17 +1,23 @@
 /**
- * Litecoin Core JSON-RPC source: batched requests, bounded concurrency, a
- * per-request timeout and retries with backoff on transient failures (node
- * warming up, work queue full, connection refused while it restarts).
+ * Litecoin Core JSON-RPC client: batched requests, bounded concurrency, a
+ * per-request timeout, a cap on the size of each answer, and retries with
+ * backoff on transient failures only (node warming up, work queue full,
+ * connection refused or reset while it restarts). Text the node, or a server
+ * in front of it, sends reaches messages only through remoteText.
  */
 import pLimit from 'p-limit';
-import { readCookie, type RpcConfig } from '../config.js';
+import { parseRpcUrl, readCookie, type RpcConfig } from '../config.js';
 import type { NetworkParams } from '../domain/network.js';
-import { initialDownloadError, NodeAuthError, NodeSyncingError, NodeUnreachableError, RpcCallError, TxIndexMissingError } from './errors.js';
-import type { VerboseBlockJson } from './parse.js';
+import {
+  AnswerTooLargeError, NodeAuthError, NodeSyncingError, NodeUnreachableError, NotJsonRpcError, remoteText, RpcCallError,
+  TxIndexMissingError,
+} from './errors.js';
 import type { ChainInfo, ChainSource } from './types.js';
+import type { VerboseBlockJson } from './verbose.js';
 
 const RPC_IN_WARMUP = -28;
 const RPC_INVALID_ADDRESS_OR_KEY = -5;
+const RPC_METHOD_NOT_FOUND = -32601;
 /**
  * Raw blocks per request are sized from the blocks seen so far: about this many
  * bytes per answer. Small blocks then share a request (each HTTP answer costs
@@ -23,6 +29,18 @@ const RAW_BYTES_PER_REQUEST = 4 * 1024 * 1024;
 const FIRST_BLOCKS_PER_REQUEST = 10;
 /** Verbose answers are several times larger than raw ones: 10 blocks per request was fastest. */
 const VERBOSE_BLOCKS_PER_REQUEST = 10;
+/**
+ * Answers are read up to this size. One call's answer stays far below it (a
+ * raw block is at most ~8 MB of hex, a verbose one a few tens of MB); a batch
+ * whose answer is larger is split in halves and asked again, so memory stays
+ * bounded by cap × concurrency whatever the node, or something else, sends.
+ */
+export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+/** Connection failures of a node that restarts or is briefly overloaded; anything else is not retried. */
+const TRANSIENT_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN',
+  'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT',
+]);
 
 export interface RpcOptions {
   /** Attempts after the first for transient failures (default 5: about 8 s of backoff). */
@@ -32,7 +50,7 @@ export interface RpcOptions {
 
 export interface RpcCall { method: string; params: unknown[] }
 
-interface RpcReply { id: number | string | null; result: unknown; error: { code: number; message: string } | null }
+interface RpcReply { id: unknown; result: unknown; error: { code: unknown; message: unknown } | null }
 
 /** A transient failure worth retrying; anything else fails at once. */
 class Transient extends Error {}
@@ -45,9 +63,10 @@ export class RpcClient {
   private readonly limit: ReturnType<typeof pLimit>;
   private readonly retries: number;
   private readonly backoffMs: number;
+  private readonly maxAnswerBytes: number;
 
   constructor(private readonly config: RpcConfig, opts: RpcOptions = {}) {
-    const url = new URL(config.url);
+    const url = parseRpcUrl(config.url, '--rpc-url');
     // Credentials inside the URL are moved to the Authorization header (fetch refuses them in URLs).
     const urlUser = decodeURIComponent(url.username);
     const urlPassword = decodeURIComponent(url.password);
@@ -59,6 +78,7 @@ export class RpcClient {
     this.limit = pLimit(Math.max(1, config.concurrency));
     this.retries = opts.retries ?? 5;
     this.backoffMs = opts.backoffMs ?? 250;
+    this.maxAnswerBytes = config.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
   }
 
   private authHeader(urlUser = '', urlPassword = ''): string {
@@ -78,8 +98,19 @@ export class RpcClient {
     const size = Math.max(1, batchSize);
     const chunks: RpcCall[][] = [];
     for (let i = 0; i < calls.length; i += size) chunks.push(calls.slice(i, i + size));
-    const results = await Promise.all(chunks.map((chunk) => this.limit(() => this.withRetries(chunk))));
+    const results = await Promise.all(chunks.map((chunk) => this.limit(() => this.send(chunk))));
     return results.flat() as T[];
+  }
+
+  /** One batch; an answer over the cap is asked again in two halves, down to single calls. */
+  private async send(calls: RpcCall[]): Promise<unknown[]> {
+    try {
+      return await this.withRetries(calls);
+    } catch (err) {
+      if (!(err instanceof AnswerTooLargeError) || calls.length === 1) throw err;
+      const half = Math.ceil(calls.length / 2);
+      return [...await this.send(calls.slice(0, half)), ...await this.send(calls.slice(half))];
+    }
   }
 
   private async withRetries(calls: RpcCall[]): Promise<unknown[]> {
@@ -116,7 +147,7 @@ export class RpcClient {
         signal: AbortSignal.timeout(this.config.timeoutMs),
       });
     } catch (err) {
-      throw new Transient(networkReason(err, this.config.timeoutMs));
+      throw this.connectionError(err);
     }
     if (res.status === 401 || res.status === 403) {
       await res.body?.cancel();
@@ -128,52 +159,109 @@ export class RpcClient {
       await res.body?.cancel();
       throw new Transient('HTTP 503, work queue depth exceeded');
     }
-    let text: string;
-    try {
-      text = await res.text();
-    } catch (err) {
-      throw new Transient(networkReason(err, this.config.timeoutMs));
+    const text = await this.readAnswer(res, calls);
+    return this.results(calls, res, text);
+  }
+
+  /** A failed connection: retried when the node may come back (refused, reset, timed out), otherwise final. */
+  private connectionError(err: unknown): Error {
+    const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+    if (e.name === 'TimeoutError' || e.name === 'AbortError') return new Transient(`no answer within ${this.config.timeoutMs} ms`);
+    const code = e.cause?.code;
+    if (code !== undefined && TRANSIENT_CODES.has(code)) return new Transient(code);
+    return new NodeUnreachableError(`cannot reach the Litecoin node at ${this.shownUrl} (${remoteText(code ?? e.cause?.message ?? e.message ?? err, 120)}); `
+      + 'check --rpc-url (or LTC_RPC_URL): host, port (9332 mainnet, 19332 testnet, 19443 regtest) and scheme (litecoind speaks plain http unless a TLS proxy is in front)');
+  }
+
+  /** The body as text, read as a stream and given up past the cap (an endless body must not fill memory). */
+  private async readAnswer(res: Response, calls: RpcCall[]): Promise<string> {
+    const tooLarge = (bytes: number): AnswerTooLargeError => new AnswerTooLargeError(
+      `the node's answer to ${callsLabel(calls)} is larger than ${this.maxAnswerBytes / (1024 * 1024)} MiB (stopped after ${bytes} bytes); `
+      + 'one Litecoin Core answer is far smaller: check that --rpc-url points at litecoind, or raise PEGSCOPE_RPC_MAX_ANSWER_MB if the node really sends that much', bytes);
+    const declared = Number(res.headers.get('content-length') ?? 0);
+    if (declared > this.maxAnswerBytes) {
+      await res.body?.cancel();
+      throw tooLarge(0);
     }
-    let replies: RpcReply[];
+    const chunks: Uint8Array[] = [];
+    let bytes = 0;
+    if (res.body) {
+      const reader = res.body.getReader();
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          bytes += value.byteLength;
+          if (bytes > this.maxAnswerBytes) {
+            await reader.cancel();
+            throw tooLarge(bytes);
+          }
+          chunks.push(value);
+        }
+      } catch (err) {
+        if (err instanceof AnswerTooLargeError) throw err;
+        throw this.connectionError(err);
+      }
+    }
+    return Buffer.concat(chunks, bytes).toString('utf8');
+  }
+
+  /** Results in call order, matched by id; node errors mapped to clear ones. */
+  private results(calls: RpcCall[], res: Response, text: string): unknown[] {
+    let answer: unknown;
     try {
-      replies = JSON.parse(text) as RpcReply[];
+      answer = JSON.parse(text);
     } catch {
-      throw new RpcCallError(calls[0]!.method, res.status, `HTTP ${res.status} with a non-JSON body: ${text.slice(0, 200)}`);
+      throw this.notJsonRpc(calls, res, text, 'a body that is not JSON');
     }
-    if (!Array.isArray(replies)) {
+    if (!Array.isArray(answer)) {
       // A whole-request failure comes back as one reply object instead of an array.
-      const single = replies as RpcReply;
-      if (single?.error?.code === RPC_IN_WARMUP) throw new Transient(`node warming up: ${single.error.message}`);
-      if (single?.error) throw this.callError(calls[0]!, single.error.code, single.error.message);
-      throw new RpcCallError(calls[0]!.method, res.status, `expected a batch answer, got: ${text.slice(0, 200)}`);
+      const single = answer as RpcReply | null;
+      if (single?.error) throw this.replyError(calls[0]!, single.error);
+      throw this.notJsonRpc(calls, res, text, 'no batch of replies');
     }
     const out: unknown[] = new Array(calls.length);
-    for (const reply of replies) {
-      const id = Number(reply.id);
-      const call = calls[id];
-      if (!call) continue;
-      if (reply.error) {
-        if (reply.error.code === RPC_IN_WARMUP) throw new Transient(`node warming up: ${reply.error.message}`);
-        throw this.callError(call, reply.error.code, reply.error.message);
-      }
-      out[id] = reply.result;
+    const answered = new Set<number>();
+    for (const reply of answer as RpcReply[]) {
+      const id = reply?.id;
+      const call = typeof id === 'number' ? calls[id] : undefined;
+      if (!call || answered.has(id as number)) throw this.notJsonRpc(calls, res, text, `a reply with an id pegscope did not send (${remoteText(JSON.stringify(id ?? null), 40)})`);
+      if (reply.error) throw this.replyError(call, reply.error);
+      answered.add(id as number);
+      out[id as number] = reply.result;
     }
+    if (answered.size !== calls.length) throw this.notJsonRpc(calls, res, text, `replies to ${answered.size} of ${calls.length} calls`);
     return out;
   }
 
-  private callError(call: RpcCall, code: number, message: string): Error {
+  private notJsonRpc(calls: RpcCall[], res: Response, text: string, what: string): NotJsonRpcError {
+    const type = res.headers.get('content-type') ?? 'no content type';
+    const hint = res.status === 404
+      ? 'nothing answers JSON-RPC at that path: litecoind serves it at / on its RPC port; check the path of --rpc-url'
+      : 'check that --rpc-url (or LTC_RPC_URL) points at litecoind\'s RPC port, not at a proxy or another service';
+    return new NotJsonRpcError(`the server at ${this.shownUrl} is not a Litecoin Core JSON-RPC server: it answered ${callsLabel(calls)} with HTTP ${res.status} `
+      + `(${remoteText(type, 60)}) and ${what}: "${remoteText(text, 80)}"; ${hint}`);
+  }
+
+  private replyError(call: RpcCall, error: NonNullable<RpcReply['error']>): Error {
+    const code = Number(error.code);
+    const message = remoteText(error.message);
+    if (code === RPC_IN_WARMUP) return new Transient(`node warming up: ${message}`);
     if (call.method === 'getrawtransaction' && code === RPC_INVALID_ADDRESS_OR_KEY && /txindex/i.test(message)) {
-      return new TxIndexMissingError(`the node cannot look up transaction ${String(call.params[0])} (${message}); `
+      return new TxIndexMissingError(`the node cannot look up transaction ${remoteText(call.params[0], 64)} (${message}); `
         + 'pegscope needs the previous outputs of peg-in inputs: restart litecoind with -txindex=1 and wait for the index to build');
+    }
+    if (code === RPC_METHOD_NOT_FOUND) {
+      return new RpcCallError(call.method, code, `${message}; pegscope needs Litecoin Core 0.21.2 or later with ${call.method} enabled (check -rpcwhitelist for this user)`);
     }
     return new RpcCallError(call.method, code, message);
   }
 }
 
-function networkReason(err: unknown, timeoutMs: number): string {
-  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e.name === 'TimeoutError' || e.name === 'AbortError') return `no answer within ${timeoutMs} ms`;
-  return e.cause?.code ?? e.cause?.message ?? e.message ?? String(err);
+/** The calls of a request, for messages: "getblock" or "getblock ×50". */
+function callsLabel(calls: readonly RpcCall[]): string {
+  const method = calls[0]?.method ?? 'a request';
+  return calls.length > 1 ? `${method} ×${calls.length}` : method;
 }
 
 interface BlockchainInfo {
@@ -219,7 +307,6 @@ export function createRpcSource(config: RpcConfig, network: NetworkParams, opts:
     client,
     async info(): Promise<ChainInfo> {
       const info = await client.call<BlockchainInfo>('getblockchaininfo');
-      if (info.initialblockdownload) throw initialDownloadError(info.blocks, info.headers);
       await checkTxindex();
       return {
         chain: info.chain,
@@ -252,7 +339,7 @@ function mwebHeightFromSoftforks(info: BlockchainInfo): number {
   const mweb = info.softforks?.mweb;
   const height = mweb?.height ?? (mweb?.bip9?.status === 'active' ? mweb.bip9.since : undefined);
   if (height === undefined) {
-    throw new NodeSyncingError(`MWEB is not active on this ${info.chain} node yet (softforks.mweb: ${JSON.stringify(mweb ?? null)}); `
+    throw new NodeSyncingError(`MWEB is not active on this ${remoteText(info.chain, 40)} node yet (softforks.mweb: ${remoteText(JSON.stringify(mweb ?? null))}); `
       + 'on regtest mine past the activation height (432) with a peg-in waiting, then scan');
   }
   return height;

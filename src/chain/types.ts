@@ -1,6 +1,6 @@
 import type { Litoshi } from '../domain/amount.js';
 import type { NetworkParams } from '../domain/network.js';
-import type { VerboseBlockJson } from './parse.js';
+import type { VerboseBlockJson } from './verbose.js';
 
 /** What the scanner needs from a chain: a Litecoin Core node over RPC, or the simulated chain. */
 export interface ChainSource {

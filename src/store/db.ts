@@ -2,8 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBConnection, DuckDBInstance, type DuckDBAppender, type DuckDBValue } from '@duckdb/node-api';
-
-const HERE = dirname(fileURLToPath(import.meta.url));
+import { applySchema } from './schema.js';
 
 /** Reads a .sql file that lives next to the code running it (copied to dist/ by the build). */
 export function readSql(moduleUrl: string, name: string): string {
@@ -75,7 +74,10 @@ export class DbConnection {
   }
 }
 
-/** One open pegscope database: a DuckDB file (or :memory:) with the base schema applied. The only code that touches the DuckDB driver. */
+/**
+ * One open pegscope database: a DuckDB file (or :memory:) at this pegscope's
+ * schema version (schema.ts). The only code that touches the DuckDB driver.
+ */
 export class Db {
   private constructor(readonly path: string, private readonly instance: DuckDBInstance, private readonly conn: DuckDBConnection) {}
 
@@ -91,9 +93,13 @@ export class Db {
       }
       throw err;
     }
-    const conn = await instance.connect();
-    const db = new Db(path, instance, conn);
-    await db.exec(readFileSync(join(HERE, 'schema.sql'), 'utf8'));
+    const db = new Db(path, instance, await instance.connect());
+    try {
+      await applySchema(db);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
     return db;
   }
 

@@ -1,4 +1,6 @@
 -- Base tables written by `pegscope scan`. Amounts are BIGINT litoshi.
+-- The current schema, given whole to a new database. Changing it takes a
+-- migration for existing ones (schema-NNN-what.sql next to this file; schema.ts).
 -- Rows above meta.cursor_height are never trusted: the scanner deletes them
 -- before it continues, so a killed batch leaves nothing half-stored.
 CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);

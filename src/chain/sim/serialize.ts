@@ -11,7 +11,6 @@ import { sha256d } from '../sha256.js';
 export { sha256, sha256d } from '../sha256.js';
 
 export const displayHex = (internal: Uint8Array): string => Buffer.from(internal).reverse().toString('hex');
-export const internalBytes = (display: string): Buffer => Buffer.from(display, 'hex').reverse();
 
 /**
  * Scratch memory for one block: every ArrayBuffer V8 creates costs about a
