@@ -217,8 +217,10 @@ describe('importLabels validates strictly (defect 3.6)', () => {
 });
 
 describe('pegscope labels import', () => {
-  it('exits 1 when any row was rejected, still importing the valid rows', () => {
+  it('exits 1 when any row was rejected, still importing the valid rows', async () => {
     const dbPath = join(dir, 'cli.duckdb');
+    // labels import needs the database scan creates.
+    (await Db.open(dbPath)).close();
     const csv = csvFile(`${EXCHANGE},Good,exchange,0.9,cli`, `${MINER},Bad,exchange,0x1,cli`);
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/bin.ts', 'labels', 'import', '--network', 'sim', '--db', dbPath, csv], { encoding: 'utf8' });
     expect(run.stderr).toContain(`rejected ${csv}:3: confidence "0x1" is not a plain decimal number`);
