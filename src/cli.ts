@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { parseDuration, resolveConfig, UsageError, type CommonOptions, type ResolvedConfig } from './config.js';
 import { runJob, runJobEvery, type JobOptions } from './job.js';
@@ -11,6 +12,10 @@ import { exportRelease } from './export/export.js';
 import { startServer } from './serve/server.js';
 import { runDemo } from './demo.js';
 import { loadConfigFile } from './config-file.js';
+import { formatProblem, formatVerdict, isOk, verifyRelease } from './export/verify.js';
+
+/** package.json one level up, from src/ (tsx) and dist/ alike. */
+const packageVersion = (): string => (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const log = (line: string): void => { process.stderr.write(`${new Date().toISOString()} ${line}\n`); };
 
@@ -63,6 +68,7 @@ export function buildProgram(): Command {
   const program = new Command('pegscope')
     .description('Analyses Litecoin MWEB peg-ins and peg-outs and publishes a static JSON/CSV API.\n'
       + 'Links are heuristic inferences from public chain data, never proof.')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .showHelpAfterError()
     .exitOverride();
 
@@ -140,6 +146,15 @@ export function buildProgram(): Command {
     .option('--port <n>', 'port (env PEGSCOPE_PORT)', parseInteger('--port', 0), Number(process.env.PEGSCOPE_PORT ?? 8080))
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
     .action(async (flags: { port: number; host: string }) => { await runDemo({ ...flags, log }); });
+
+  program.command('verify').description('check a release directory against its manifest.json: every listed file with its size and sha256, nothing else')
+    .argument('<dir>', 'a release directory: out/<network>/current, releases/<id>, or a mirror\'s copy')
+    .action(async (dir: string) => {
+      const write = (line: string) => { process.stdout.write(`${line}\n`); };
+      const result = await verifyRelease(dir, { progress: consoleProgress(), onProblem: (problem) => write(formatProblem(problem)) });
+      write(formatVerdict(result));
+      if (!isOk(result)) process.exitCode = 1;
+    });
 
   return program;
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { main } from '../src/cli.js';
 
@@ -16,10 +17,17 @@ async function run(args: string[]): Promise<{ code: number; stderr: string; stdo
 }
 
 describe('pegscope CLI', () => {
-  it.each(['scan', 'analyze', 'export', 'job', 'serve', 'demo', 'labels'])('%s --help exits 0 and describes the command', async (command) => {
+  it.each(['scan', 'analyze', 'export', 'job', 'serve', 'demo', 'labels', 'verify'])('%s --help exits 0 and describes the command', async (command) => {
     const { code, stdout } = await run([command, '--help']);
     expect(code).toBe(0);
     expect(stdout).toMatch(/Usage: pegscope/);
+  });
+
+  it.each(['--version', '-V'])('%s prints the version of package.json and exits 0', async (flag) => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    const { code, stdout } = await run([flag]);
+    expect(code).toBe(0);
+    expect(stdout).toBe(`${version}\n`);
   });
 
   it('exits 2 with the allowed values for an unknown network', async () => {
