@@ -9,10 +9,10 @@ import { scanChain } from './store/scan.js';
 import { analyze } from './analysis/analyze.js';
 import { importLabels } from './analysis/labels.js';
 import { exportRelease } from './export/export.js';
+import { formatProblem, formatVerdict, isOk, verifyRelease } from './export/verify.js';
 import { startServer } from './serve/server.js';
 import { runDemo } from './demo.js';
 import { loadConfigFile } from './config-file.js';
-import { formatProblem, formatVerdict, isOk, verifyRelease } from './export/verify.js';
 
 /** package.json one level up, from src/ (tsx) and dist/ alike. */
 const packageVersion = (): string => (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
