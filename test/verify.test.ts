@@ -6,11 +6,12 @@ import { main } from '../src/cli.js';
 import { verifyRelease, type Problem } from '../src/export/verify.js';
 import { exportTinyRelease, type TinyRelease } from './helpers/tiny-release.js';
 
+const HEIGHT = 1_200;
 let release: TinyRelease;
 let copies: string;
 
 beforeAll(async () => {
-  release = await exportTinyRelease();
+  release = await exportTinyRelease(1, HEIGHT); // a short chain: every test copies the release
   copies = mkdtempSync(join(release.root, 'copies-'));
 }, 300_000);
 
@@ -50,7 +51,7 @@ describe('pegscope verify', () => {
     const listed = Object.keys(manifest.files).length;
     const { code, stdout } = await verify([join(release.outDir, 'current')]);
     expect(code).toBe(0);
-    expect(stdout).toMatch(new RegExp(`^ok: .*current matches its manifest.json \\(${listed} files, \\d+ bytes, sim as of height 2600\\)\\n$`));
+    expect(stdout).toMatch(new RegExp(`^ok: .*current matches its manifest.json \\(${listed} files, \\d+ bytes, sim as of height ${HEIGHT}\\)\\n$`));
   });
 
   it('fails on one changed byte (same size), naming the file and both sha256', async () => {
@@ -89,6 +90,15 @@ describe('pegscope verify', () => {
     expect(code).toBe(1);
     for (const rel of ['.env', 'api/alias.json', 'api/zz-extra.json']) expect(stdout).toContain(`extra: ${rel} is not listed in manifest.json\n`);
     expect(stdout).toMatch(/: 3 extra \(/);
+  });
+
+  it('fails on a listed file replaced by a symbolic link, even one to identical bytes', async () => {
+    const dir = mirror('symlinked');
+    const rel = 'api/stats.json';
+    cpSync(join(dir, rel), join(copies, 'stats-copy.json'));
+    unlinkSync(join(dir, rel));
+    symlinkSync(join(copies, 'stats-copy.json'), join(dir, rel));
+    expect(await problemsOf(dir)).toEqual([{ kind: 'not-a-file', path: rel, detail: expect.stringMatching(/not a regular file/) }]);
   });
 
   it('walks the tree in the manifest\'s path order: a listed api/block.json comes before api/block/…', async () => {
