@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { parseDuration, resolveConfig, UsageError, type CommonOptions, type ResolvedConfig } from './config.js';
 import { runJob, runJobEvery, type JobOptions } from './job.js';
@@ -7,15 +6,13 @@ import { consoleProgress } from './progress.js';
 import { Db } from './store/db.js';
 import { scanChain } from './store/scan.js';
 import { analyze } from './analysis/analyze.js';
+import { formatProblem, formatVerdict, isOk, verifyRelease } from './export/verify.js';
+import { packageVersion } from './version.js';
 import { importLabels } from './analysis/labels.js';
 import { exportRelease } from './export/export.js';
-import { formatProblem, formatVerdict, isOk, verifyRelease } from './export/verify.js';
 import { startServer } from './serve/server.js';
 import { runDemo } from './demo.js';
 import { loadConfigFile } from './config-file.js';
-
-/** package.json one level up, from src/ (tsx) and dist/ alike. */
-const packageVersion = (): string => (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const log = (line: string): void => { process.stderr.write(`${new Date().toISOString()} ${line}\n`); };
 
@@ -142,11 +139,6 @@ export function buildProgram(): Command {
       if (result.rejected.length > 0 && result.imported === 0) process.exitCode = 1;
     });
 
-  program.command('demo').description('run the job on the built-in demo chain, then serve it (what `npm start` does)')
-    .option('--port <n>', 'port (env PEGSCOPE_PORT)', parseInteger('--port', 0), Number(process.env.PEGSCOPE_PORT ?? 8080))
-    .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .action(async (flags: { port: number; host: string }) => { await runDemo({ ...flags, log }); });
-
   program.command('verify').description('check a release directory against its manifest.json: every listed file with its size and sha256, nothing else')
     .argument('<dir>', 'a release directory: out/<network>/current, releases/<id>, or a mirror\'s copy')
     .action(async (dir: string) => {
@@ -155,6 +147,11 @@ export function buildProgram(): Command {
       write(formatVerdict(result));
       if (!isOk(result)) process.exitCode = 1;
     });
+
+  program.command('demo').description('run the job on the built-in demo chain, then serve it (what `npm start` does)')
+    .option('--port <n>', 'port (env PEGSCOPE_PORT)', parseInteger('--port', 0), Number(process.env.PEGSCOPE_PORT ?? 8080))
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .action(async (flags: { port: number; host: string }) => { await runDemo({ ...flags, log }); });
 
   return program;
 }

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { main } from '../src/cli.js';
 
@@ -21,13 +20,6 @@ describe('pegscope CLI', () => {
     const { code, stdout } = await run([command, '--help']);
     expect(code).toBe(0);
     expect(stdout).toMatch(/Usage: pegscope/);
-  });
-
-  it.each(['--version', '-V'])('%s prints the version of package.json and exits 0', async (flag) => {
-    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-    const { code, stdout } = await run([flag]);
-    expect(code).toBe(0);
-    expect(stdout).toBe(`${version}\n`);
   });
 
   it('exits 2 with the allowed values for an unknown network', async () => {
