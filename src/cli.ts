@@ -8,6 +8,8 @@ import { consoleProgress } from './progress.js';
 import { Db } from './store/db.js';
 import { scanChain } from './store/scan.js';
 import { analyze } from './analysis/analyze.js';
+import { formatProblem, formatVerdict, isOk, verifyRelease } from './export/verify.js';
+import { packageVersion } from './version.js';
 import { importLabels } from './analysis/labels.js';
 import { exportRelease } from './export/export.js';
 import { DEFAULT_CACHE_SECONDS, startServer } from './serve/server.js';
@@ -85,6 +87,7 @@ export function buildProgram(): Command {
   const program = new Command('pegscope')
     .description('Analyses Litecoin MWEB peg-ins and peg-outs and publishes a static JSON/CSV API.\n'
       + 'Links are heuristic inferences from public chain data, never proof.')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .showHelpAfterError()
     .exitOverride();
 
@@ -159,6 +162,15 @@ export function buildProgram(): Command {
         log(`labels: ${result.imported > 0 ? `the ${result.imported} valid rows were imported; ` : ''}fix the rejected rows and import again (rows are upserted, so repeating the valid ones is harmless)`);
         process.exitCode = 1;
       }
+    });
+
+  program.command('verify').description('check a release directory against its manifest.json: every listed file with its size and sha256, nothing else')
+    .argument('<dir>', 'a release directory: out/<network>/current, releases/<id>, or a mirror\'s copy')
+    .action(async (dir: string) => {
+      const write = (line: string) => { process.stdout.write(`${line}\n`); };
+      const result = await verifyRelease(dir, { progress: consoleProgress(), onProblem: (problem) => write(formatProblem(problem)) });
+      write(formatVerdict(result));
+      if (!isOk(result)) process.exitCode = 1;
     });
 
   program.command('demo').description('run the job on the built-in demo chain, then serve it (what `npm start` does)')

@@ -20,7 +20,7 @@ async function run(args: string[]): Promise<{ code: number; stderr: string; stdo
 }
 
 describe('pegscope CLI', () => {
-  it.each(['scan', 'analyze', 'export', 'job', 'serve', 'demo', 'labels'])('%s --help exits 0 and describes the command', async (command) => {
+  it.each(['scan', 'analyze', 'export', 'job', 'serve', 'demo', 'labels', 'verify'])('%s --help exits 0 and describes the command', async (command) => {
     const { code, stdout } = await run([command, '--help']);
     expect(code).toBe(0);
     expect(stdout).toMatch(/Usage: pegscope/);

@@ -1,0 +1,250 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, type Dirent } from 'node:fs';
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { pipeline } from 'node:stream/promises';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import pLimit from 'p-limit';
+import { MANIFEST_SCHEMA } from '../api/schemas.js';
+import { UsageError } from '../config.js';
+import { silentProgress, type Progress } from '../progress.js';
+import { MANIFEST_FILE } from './manifest.js';
+
+/**
+ * `pegscope verify DIR`: does a release directory hold exactly what its
+ * manifest.json lists, byte for byte? For a mirror checking what it
+ * downloaded, and for an operator checking a published tree.
+ *
+ * The manifest and the tree are both walked in path order and merged, so
+ * memory stays at one directory listing and one batch of checks, whatever
+ * the release's size (the x10 manifest is over 1 GB: more than one
+ * JavaScript string can hold).
+ */
+
+export type ProblemKind = 'missing' | 'changed' | 'extra' | 'not-a-file' | 'unreadable';
+
+export interface Problem {
+  kind: ProblemKind;
+  /** Release-relative path, '/'-separated as in the manifest. */
+  path: string;
+  detail: string;
+}
+
+export interface ManifestEntry { path: string; size: number; sha256: string }
+
+export interface ManifestHead { version: string; network: string; as_of_height: number; updated_at: number }
+
+export interface VerifyResult {
+  dir: string;
+  head: ManifestHead;
+  /** Files the manifest lists, and their bytes. */
+  files: number;
+  bytes: number;
+  problems: Record<ProblemKind, number>;
+}
+
+export interface VerifyOptions {
+  /** Called once per problem, in path order. */
+  onProblem?: (problem: Problem) => void;
+  progress?: Progress;
+  /** Files hashed at once. */
+  concurrency?: number;
+}
+
+/** Checks settled before the walk goes on: bounds memory, keeps problems in path order. */
+const BATCH = 256;
+/** Files up to this size are read whole; larger ones are streamed through the hash. */
+const READ_WHOLE_MAX = 1 << 20;
+
+const ajv = new Ajv2020({ strict: false }).addSchema(MANIFEST_SCHEMA);
+/** The head is checked with an empty `files`, each line's entry with the schema's entry part. */
+const validateHead = ajv.compile<ManifestHead>({ $ref: String(MANIFEST_SCHEMA.$id) });
+const validateEntry = ajv.compile<Omit<ManifestEntry, 'path'>>({ $ref: `${String(MANIFEST_SCHEMA.$id)}#/properties/files/additionalProperties` });
+
+export const isOk = (result: VerifyResult): boolean => Object.values(result.problems).every((n) => n === 0);
+
+export function formatProblem(problem: Problem): string {
+  return `${problem.kind}: ${problem.path} ${problem.detail}`;
+}
+
+export function formatVerdict(result: VerifyResult): string {
+  const listed = `${result.files} files, ${result.bytes} bytes, ${result.head.network} as of height ${result.head.as_of_height}`;
+  if (isOk(result)) return `ok: ${result.dir} matches its manifest.json (${listed})`;
+  const counts = Object.entries(result.problems).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`);
+  return `FAILED: ${result.dir} does not match its manifest.json: ${counts.join(', ')} (manifest lists ${listed})`;
+}
+
+export async function verifyRelease(dir: string, options: VerifyOptions = {}): Promise<VerifyResult> {
+  const root = await releaseRoot(dir);
+  const manifestPath = join(root, MANIFEST_FILE);
+  const progress = options.progress ?? silentProgress;
+  const limit = pLimit(options.concurrency ?? 8);
+  const result: VerifyResult = {
+    dir, head: { version: '', network: '', as_of_height: 0, updated_at: 0 }, files: 0, bytes: 0,
+    problems: { missing: 0, changed: 0, extra: 0, 'not-a-file': 0, unreadable: 0 },
+  };
+  const report = (problem: Problem | null): void => {
+    if (!problem) return;
+    result.problems[problem.kind]++;
+    options.onProblem?.(problem);
+  };
+
+  let batch: Promise<Problem | null>[] = [];
+  const flush = async (): Promise<void> => {
+    for (const problem of await Promise.all(batch)) report(problem);
+    batch = [];
+    progress.update(result.files);
+  };
+  progress.start('verify', await countEntries(manifestPath), 'files');
+  try {
+    const entries = readManifest(manifestPath, (head) => { result.head = head; })[Symbol.asyncIterator]();
+    const files = walkSorted(root)[Symbol.asyncIterator]();
+    let entry = await entries.next();
+    let file = await files.next();
+    while (!entry.done || !file.done) {
+      const listed = entry.done ? undefined : entry.value;
+      const found = file.done ? undefined : file.value;
+      if (listed && (!found || listed.path < found.path)) {
+        batch.push(Promise.resolve({ kind: 'missing', path: listed.path, detail: 'is listed in manifest.json but not in the directory' }));
+      } else if (found && (!listed || found.path < listed.path)) {
+        if (found.path !== MANIFEST_FILE) batch.push(Promise.resolve({ kind: 'extra', path: found.path, detail: 'is not listed in manifest.json' }));
+      } else if (listed && found) {
+        batch.push(found.regular
+          ? limit(() => checkFile(join(root, listed.path), listed))
+          : Promise.resolve({ kind: 'not-a-file', path: listed.path, detail: 'is listed in manifest.json but is not a regular file here (a symbolic link or a special file)' }));
+      }
+      if (listed && (!found || listed.path <= found.path)) {
+        result.files++;
+        result.bytes += listed.size;
+        entry = await entries.next();
+      }
+      if (found && (!listed || found.path <= listed.path)) file = await files.next();
+      if (batch.length >= BATCH) await flush();
+    }
+    await flush();
+  } finally {
+    progress.stop();
+  }
+  return result;
+}
+
+/** The directory itself, symlinks (out/<network>/current) resolved; a directory holding `current` is pointed at it. */
+async function releaseRoot(dir: string): Promise<string> {
+  let root: string;
+  try {
+    root = await realpath(dir);
+    if (!(await stat(root)).isDirectory()) throw new UsageError(`${dir} is not a directory; give a release directory such as out/mainnet/current`);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`cannot open ${dir} (${(err as NodeJS.ErrnoException).code ?? String(err)}); give a release directory such as out/mainnet/current`);
+  }
+  const hasManifest = await stat(join(root, MANIFEST_FILE)).then(() => true, () => false);
+  if (!hasManifest && await stat(join(root, 'current', MANIFEST_FILE)).then(() => true, () => false)) {
+    throw new UsageError(`${dir} is a network's output directory, not a release; give ${join(dir, 'current')}`);
+  }
+  if (!hasManifest) throw new Error(`${dir} has no manifest.json: it is not a pegscope release, or the copy is incomplete (fetch manifest.json again)`);
+  return root;
+}
+
+async function checkFile(path: string, listed: ManifestEntry): Promise<Problem | null> {
+  try {
+    const size = (await stat(path)).size;
+    if (size !== listed.size) return { kind: 'changed', path: listed.path, detail: `has ${size} bytes; manifest.json says ${listed.size}` };
+    const sha256 = await sha256Of(path, size);
+    if (sha256 !== listed.sha256) return { kind: 'changed', path: listed.path, detail: `has sha256 ${sha256}; manifest.json says ${listed.sha256}` };
+    return null;
+  } catch (err) {
+    return { kind: 'unreadable', path: listed.path, detail: `cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})` };
+  }
+}
+
+async function sha256Of(path: string, size: number): Promise<string> {
+  const hash = createHash('sha256');
+  if (size <= READ_WHOLE_MAX) hash.update(await readFile(path));
+  else await pipeline(createReadStream(path), hash);
+  return hash.digest('hex');
+}
+
+/**
+ * The manifest's files in order, read line by line: the exporter writes
+ * `{…head…,"files":{` on the first line, then one `"path":{…},` per line in
+ * path order, then `}}` (src/export/manifest.ts). Each part is checked
+ * against schemas/manifest.json.
+ */
+export async function* readManifest(path: string, onHead: (head: ManifestHead) => void): AsyncGenerator<ManifestEntry> {
+  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+  const fail = (n: number, why: string): Error =>
+    new Error(`manifest.json line ${n}: ${why}; it is not a manifest written by pegscope export (fetch it again, or re-export)`);
+  let n = 0;
+  let previous = '';
+  let closed = false;
+  for await (const line of lines) {
+    n++;
+    if (n === 1) {
+      if (!line.endsWith('"files":{')) throw fail(n, 'the first line must end with "files":{');
+      const head = parseObject(`${line}}}`, () => fail(n, 'not JSON'));
+      if (!validateHead(head)) throw fail(n, ajv.errorsText(validateHead.errors, { dataVar: 'manifest' }));
+      onHead(head);
+      continue;
+    }
+    if (closed) throw fail(n, 'text after the closing }}');
+    if (line === '}}') { closed = true; continue; }
+    const notMember = () => fail(n, 'not one "path":{size,sha256} member');
+    const members = Object.entries(parseObject(`{${line.endsWith(',') ? line.slice(0, -1) : line}}`, notMember));
+    if (members.length !== 1) throw notMember();
+    const [file, value] = members[0]!;
+    if (!validateEntry(value)) throw fail(n, `${file}: ${ajv.errorsText(validateEntry.errors, { dataVar: 'entry' })}`);
+    const unsafe = unsafePath(file);
+    if (unsafe) throw fail(n, `${JSON.stringify(file)} ${unsafe}`);
+    if (file <= previous) throw fail(n, `${file} is not in path order after ${previous}`);
+    previous = file;
+    yield { path: file, size: value.size, sha256: value.sha256 };
+  }
+  if (!closed) throw fail(n, 'the manifest ends before its closing }} (truncated?)');
+}
+
+/** Why a manifest path must not be followed, or null: only plain relative paths inside the release. */
+function unsafePath(path: string): string | null {
+  if (path.startsWith('/')) return 'is absolute';
+  if (path.split('/').some((part) => part === '' || part === '.' || part === '..')) return 'has an empty, . or .. segment';
+  if (path.includes('\0') || path.includes('\\')) return 'has a NUL or backslash';
+  return null;
+}
+
+/** JSON text that starts with `{`: an object once it parses. */
+function parseObject(text: string, fail: () => Error): Record<string, unknown> {
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw fail();
+  }
+}
+
+/** Files in the manifest (its lines less the head and the closing line), for progress. */
+async function countEntries(path: string): Promise<number> {
+  let lines = 0;
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
+  }
+  return Math.max(0, lines - 2);
+}
+
+interface TreeFile { path: string; regular: boolean }
+
+/**
+ * Every non-directory entry under root, in the manifest's path order: siblings
+ * sorted with a '/' after directory names, so a directory's files come where
+ * their full paths sort (`api/block.json` before `api/block/1.json`).
+ */
+async function* walkSorted(root: string, prefix = ''): AsyncGenerator<TreeFile> {
+  const key = (entry: Dirent): string => (entry.isDirectory() ? `${entry.name}/` : entry.name);
+  const entries = (await readdir(prefix ? join(root, prefix) : root, { withFileTypes: true }))
+    .map((entry) => ({ entry, key: key(entry) }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (const { entry } of entries) {
+    const path = prefix + entry.name;
+    if (entry.isDirectory()) yield* walkSorted(root, `${path}/`);
+    else yield { path, regular: entry.isFile() };
+  }
+}

@@ -1,0 +1,87 @@
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Db, sqlString } from '../src/store/db.js';
+import { exportTinyRelease, type TinyRelease } from './helpers/tiny-release.js';
+
+interface Column { name: string; type: string }
+
+/** docs/dumps.md: each "## `<dump>`" section's table rows, `| `column` | `TYPE` / … | unit | meaning |`. */
+function documentedDumps(): Map<string, Column[]> {
+  const doc = readFileSync(new URL('../docs/dumps.md', import.meta.url), 'utf8');
+  const dumps = new Map<string, Column[]>();
+  for (const section of doc.split(/^## /m).slice(1)) {
+    const name = /^`(\w+)`/.exec(section)?.[1];
+    if (!name) continue;
+    const rows = [...section.matchAll(/^\| `(\w+)` \| `([A-Z]+(?:\[\])?)` \/ /gm)];
+    dumps.set(name, rows.map((m) => ({ name: m[1]!, type: m[2]! })));
+  }
+  return dumps;
+}
+
+let release: TinyRelease;
+let db: Db;
+const dumpDir = () => join(release.dir, 'dumps');
+
+beforeAll(async () => {
+  release = await exportTinyRelease();
+  db = await Db.open(':memory:');
+}, 300_000);
+
+afterAll(() => {
+  db?.close();
+  if (release) rmSync(release.root, { recursive: true, force: true });
+});
+
+async function parquetColumns(name: string): Promise<Column[]> {
+  const rows = await db.all<{ column_name: string; column_type: string }>(
+    `DESCRIBE SELECT * FROM read_parquet(${sqlString(join(dumpDir(), `${name}.parquet`))})`);
+  return rows.map((r) => ({ name: r.column_name, type: r.column_type }));
+}
+
+function csvHeader(name: string): string[] {
+  const text = gunzipSync(readFileSync(join(dumpDir(), `${name}.csv.gz`))).toString('utf8');
+  return text.slice(0, text.indexOf('\n')).split(',');
+}
+
+describe('docs/dumps.md', () => {
+  it('documents exactly the dumps a release has, each as Parquet and CSV.gz', () => {
+    const files = readdirSync(dumpDir()).sort();
+    const names = [...new Set(files.map((f) => f.replace(/\.(parquet|csv\.gz)$/, '')))].sort();
+    expect(files).toEqual(names.flatMap((n) => [`${n}.csv.gz`, `${n}.parquet`]));
+    expect([...documentedDumps().keys()].sort()).toEqual(names);
+  });
+
+  it('documents every column of every dump with its DuckDB type, and no column that is gone', async () => {
+    const documented = documentedDumps();
+    for (const [name, columns] of documented) {
+      const actual = await parquetColumns(name);
+      const byName = (cols: Column[]) => Object.fromEntries(cols.map((c) => [c.name, c.type]));
+      expect(byName(columns), `dumps/${name}.parquet against docs/dumps.md`).toEqual(byName(actual));
+    }
+  });
+
+  it('lists the columns in file order, and the CSV header is the Parquet columns', async () => {
+    for (const [name, columns] of documentedDumps()) {
+      const parquet = (await parquetColumns(name)).map((c) => c.name);
+      expect(columns.map((c) => c.name), `docs/dumps.md order of ${name}`).toEqual(parquet);
+      expect(csvHeader(name), `dumps/${name}.csv.gz header`).toEqual(parquet);
+    }
+  });
+
+  it('describes reasons truly: the sentences split on "; " are the five of the analysis', async () => {
+    const rows = await db.all<{ reasons: string }>(
+      `SELECT reasons FROM read_parquet(${sqlString(join(dumpDir(), 'links.parquet'))})`);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const { reasons } of rows) {
+      const parts = reasons.split('; ');
+      expect(parts).toHaveLength(5);
+      expect(parts[0]).toMatch(/^amount difference \d+ litoshi: /);
+      expect(parts[1]).toMatch(/^\d+ candidate peg-in\(s\) in the window \[\d+\.\d{8}, \d+\.\d{8}\]$/);
+      expect(parts[2]).toMatch(/^\d+ competing peg-out\(s\) could also be this peg-in's exit$/);
+      expect(parts[3]).toMatch(/^block gap \d+ \(about \d+\.\d hours\)$/);
+      expect(parts[4]).toMatch(/^weight \S+ against a none-of-these weight of \d\.\d\d: share \d\.\d{3} among this peg-out's candidates, \d\.\d{3} among this peg-in's exits$/);
+    }
+  });
+});
