@@ -17,8 +17,3 @@ export const schema = responseSchema('block', 'block', {
     pegins: { type: 'array', items: ref('pegin_node') }, pegouts: { type: 'array', items: ref('pegout_node') },
   }),
 });
-
-/** A block file name: a height or a 64-hex hash, nothing else. */
-export function isBlockKey(q: string): boolean {
-  return /^(?:0|[1-9]\d{0,9})$/.test(q) || /^[0-9a-f]{64}$/.test(q);
-}

@@ -3,6 +3,8 @@
  * files in schemas/ and schemas/openapi.json are generated from these
  * declarations (scripts/gen-schemas.ts).
  */
+import { API_VERSION } from './params.js';
+
 export type JsonSchema = Record<string, unknown>;
 
 export const SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
@@ -73,7 +75,7 @@ const amountCount = obj({ amount, count });
 
 /** The envelope fields every JSON body carries (SPEC §3). */
 export const ENVELOPE_PROPERTIES: Record<string, JsonSchema> = {
-  version: { const: '1' },
+  version: { const: API_VERSION },
   network: { enum: ['mainnet', 'testnet', 'regtest', 'sim'] },
   unit: { enum: ['LTC', 'tLTC', 'rLTC'] },
   as_of_height: count,

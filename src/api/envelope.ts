@@ -43,13 +43,3 @@ export function wrapJson(stamp: AnalysisStamp, key: string, bodyJson: string): s
   const head = JSON.stringify(envelopeOf(stamp));
   return `${head.slice(0, -1)},${JSON.stringify(key)}:${bodyJson}}`;
 }
-
-/** The error body (SPEC §3): a message naming the parameter and the allowed range. */
-export interface ErrorBody {
-  error: string;
-  version: typeof API_VERSION;
-}
-
-export function errorBody(message: string): ErrorBody {
-  return { error: message, version: API_VERSION };
-}

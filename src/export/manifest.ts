@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AnalysisStamp } from '../api/envelope.js';
+import { API_VERSION } from '../api/params.js';
 import { sqlString, type Db } from '../store/db.js';
 
 export const MANIFEST_FILE = 'manifest.json';
@@ -35,7 +36,7 @@ const MEMBER_LINES = `SELECT to_json(f.path)::VARCHAR || ':{"size":' || f.size |
 export async function writeManifest(db: Db, path: string, stamp: AnalysisStamp): Promise<number> {
   const stamps = await db.all<{ height: number; time: bigint }>(`${STAMP_PAIRS} ORDER BY height, time`);
   const head = JSON.stringify({
-    version: '1', network: stamp.network, as_of_height: stamp.as_of_height, updated_at: stamp.updated_at,
+    version: API_VERSION, network: stamp.network, as_of_height: stamp.as_of_height, updated_at: stamp.updated_at,
     stamps: stamps.map((s) => [s.height, Number(s.time)]),
   });
   const lines = `SELECT line FROM (
