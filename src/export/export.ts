@@ -8,18 +8,17 @@ import { sqlString, type Db } from '../store/db.js';
 import { silentProgress, type Progress } from '../progress.js';
 import type { AnalysisStamp } from '../api/envelope.js';
 import { healthDocument } from '../api/health.js';
-import * as stats from '../api/stats.js';
-import * as recommendations from '../api/recommendations.js';
+import { statsDocument } from '../api/stats.js';
+import { recommendationsDocument } from '../api/recommendations.js';
 import * as links from '../api/links.js';
 import * as amounts from '../api/top-amounts.js';
 import * as trace from '../api/trace.js';
-import * as address from '../api/address.js';
 import * as follow from '../api/follow.js';
-import * as block from '../api/block.js';
 import { indexDocument } from '../api/index.js';
 import { redirectsFile, headersFile, nginxSnippet } from './configs.js';
 import { writeDumps } from './dumps.js';
 import { wrapJsonSql } from './wrap-json-sql.js';
+import { exportSql } from './sql.js';
 import { DOCS_INDEX, hasIndexes, MANIFEST_FILE, writeManifest } from './manifest.js';
 import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease } from './publish.js';
 import { DROP_WRITER_TABLES, GZ_MIN, ReleaseWriter, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
@@ -48,6 +47,15 @@ export interface ExportResult {
 }
 
 const json = (value: unknown): string => JSON.stringify(value);
+
+/** Temp tables of attributions and peg-in/peg-out nodes the document queries share. */
+const NODES = exportSql('nodes');
+/** a_stats rows (key, value as JSON text), in key order. */
+const STATS = 'SELECT key, value FROM a_stats ORDER BY key';
+/** a_recommendations holds the finished `recommendations` object as JSON. */
+const RECOMMENDATIONS = 'SELECT doc::VARCHAR AS doc FROM a_recommendations LIMIT 1';
+const TOP_LINKS = exportSql('links');
+const TOP_AMOUNTS = exportSql('amounts');
 
 /** The export's working tables; dropped so a long-running job does not keep them in memory. */
 const DROP_TEMP_TABLES = ['x_attribution', 'x_pegin_inputs', 'x_pegin_links', 'x_pegout_links', 'x_pegin_nodes', 'x_pegout_nodes',
@@ -99,7 +107,7 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
 
 /** Every file of the release but the files index and the manifest; returns how many query keys were refused as file names. */
 async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previous: string | null, progress: Progress): Promise<number> {
-  await db.exec(trace.NODES_SQL);
+  await db.exec(NODES);
   await writeEndpointDocuments(db, writer, stamp);
   // Both run to the end even when one fails, so nothing writes into the release after it is removed.
   const [documents, dumps] = await Promise.allSettled([writeQueryDocuments(db, writer, stamp, previous, progress), writeDumps(db, writer)]);
@@ -133,13 +141,13 @@ async function writeEndpointDocuments(db: Db, writer: ReleaseWriter, stamp: Anal
     last_scanned_block: Number(counts?.cursor ?? stamp.as_of_height),
     pegins: Number(counts?.pegins ?? 0), pegouts: Number(counts?.pegouts ?? 0),
   })));
-  await writer.put('api/stats.json', json(stats.statsDocument(stamp, await db.all(stats.QUERY))));
-  const rec = await db.one<{ doc: string }>(recommendations.QUERY);
+  await writer.put('api/stats.json', json(statsDocument(stamp, await db.all(STATS))));
+  const rec = await db.one<{ doc: string }>(RECOMMENDATIONS);
   if (!rec) throw new Error('a_recommendations is empty; run `pegscope analyze` before exporting');
-  await writer.put('api/recommendations.json', json(recommendations.recommendationsDocument(stamp, rec.doc)));
+  await writer.put('api/recommendations.json', json(recommendationsDocument(stamp, rec.doc)));
   await writer.put('api/index.json', json(indexDocument(stamp)));
 
-  const topLinks = await db.one<{ links: string | null }>(links.QUERY, [links.TOP_LINKS]);
+  const topLinks = await db.one<{ links: string | null }>(TOP_LINKS, [links.TOP_LINKS]);
   const linksTop = links.linksDocument(stamp, JSON.parse(topLinks?.links ?? '[]'));
   await writer.put('data/links.json', json(linksTop));
   const linksDefault = links.sliceLinks(linksTop, links.DEFAULT_MIN_CONFIDENCE, links.DEFAULT_LIMIT);
@@ -147,7 +155,7 @@ async function writeEndpointDocuments(db: Db, writer: ReleaseWriter, stamp: Anal
   await writer.put('api/links.csv', links.linksCsv(linksDefault));
 
   for (const side of ['pegin', 'pegout'] as const) {
-    const top = await db.one<{ rows: string | null }>(amounts.QUERY, [side, amounts.TOP_AMOUNTS]);
+    const top = await db.one<{ rows: string | null }>(TOP_AMOUNTS, [side, amounts.TOP_AMOUNTS]);
     const topDoc = amounts.amountsDocument(stamp, side, JSON.parse(top?.rows ?? '[]'));
     const name = amounts.amountsKey(side);
     await writer.put(`data/${name}.json`, json(topDoc));
@@ -262,22 +270,22 @@ async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: Analysi
   await db.exec(loadPreviousDocs(previousDir && join(previousDir, DOCS_INDEX)));
   const kinds: DocKind[] = [
     {
-      kind: 'trace', sql: trace.QUERY, dir: 'api/trace', when: 'true', accepts: (q) => TXID.test(q) || isAddress(q), needsBody: false,
+      kind: 'trace', sql: exportSql('trace'), dir: 'api/trace', when: 'true', accepts: (q) => TXID.test(q) || isAddress(q), needsBody: false,
       each: ({ q, body, file }, doc) => {
         const parsed = file !== null ? (JSON.parse(file) as { trace: trace.Trace }).trace : JSON.parse(body!) as trace.Trace;
         return writer.put(`api/trace/${q}.csv`, trace.traceCsv(parsed), doc);
       },
     },
-    { kind: 'address', sql: address.QUERY, dir: 'api/address', when: 'true', accepts: isAddress, needsBody: false },
+    { kind: 'address', sql: exportSql('address'), dir: 'api/address', when: 'true', accepts: isAddress, needsBody: false },
     {
       // The full chain in data/ only when it has hops; api/ gets it cut to the default depth.
-      kind: 'follow', sql: follow.QUERY, dir: 'data/follow', when: 'hops > 0', accepts: isAddress, needsBody: true,
+      kind: 'follow', sql: exportSql('follow'), dir: 'data/follow', when: 'hops > 0', accepts: isAddress, needsBody: true,
       each: ({ q, body, stamp }, doc) =>
         writer.putDocument(`api/follow/${q}.json`, 'follow', json(follow.truncateFollow(JSON.parse(body!) as follow.Follow, follow.DEFAULT_DEPTH)), doc, stamp),
     },
     {
       // Every block also by hash: a hard link to the file by height.
-      kind: 'block', sql: block.QUERY, dir: 'api/block', when: 'true', accepts: () => true, needsBody: false,
+      kind: 'block', sql: exportSql('block'), dir: 'api/block', when: 'true', accepts: () => true, needsBody: false,
       renderedAliases: `SELECT ${docPathSql('api/block', 'hash')}, file_size, file_sha256, stamp_height, stamp_time, $1, q FROM x_fetch
         WHERE file IS NOT NULL AND regexp_full_match(hash, '${TXID_PATTERN}')`,
       each: ({ q, hash, stamp }, doc, main) => {

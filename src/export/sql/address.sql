@@ -1,4 +1,4 @@
--- address documents (SPEC §3), one row per address of x_addresses (nodes.sql).
+-- address documents (SPEC §3): rows (q, body), one per address of x_addresses (nodes.sql).
 WITH funded AS (
   SELECT ap.address, count(*) AS n, sum(p.amount) AS total
   FROM x_address_pegins ap JOIN pegins p ON p.txid = ap.txid AND p.vout = ap.vout

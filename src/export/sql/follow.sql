@@ -1,5 +1,5 @@
--- follow documents (SPEC §3) at full depth, one row per address of x_addresses
--- (nodes.sql); `hops` counts the hops of the whole chain (a_follow stops at 10).
+-- follow documents (SPEC §3) at full depth: rows (q, hops, body), one per address of
+-- x_addresses (nodes.sql); `hops` counts the hops of the whole chain (a_follow stops at 10).
 WITH hops AS (
   SELECT f.start_address,
     list({'from': f.from_address, 'pegin': {'txid': f.pegin_txid, 'vout': f.pegin_vout},

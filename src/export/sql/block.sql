@@ -1,4 +1,4 @@
--- block documents (SPEC §3) for every block with pegs, q = the height. Needs nodes.sql.
+-- block documents (SPEC §3): rows (q = the height, hash, body) for every block with pegs. Needs nodes.sql.
 WITH bi AS (
   SELECT height, string_agg(node, ',' ORDER BY txid, vout) AS nodes FROM x_pegin_nodes GROUP BY height
 ),
