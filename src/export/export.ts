@@ -18,10 +18,10 @@ import { indexDocument } from '../api/index.js';
 import { redirectsFile, headersFile, nginxSnippet } from './configs.js';
 import { writeDumps } from './dumps.js';
 import { wrapJsonSql } from './wrap-json-sql.js';
-import { exportSql } from './sql.js';
+import { DROP_WORK_TABLES, exportSql } from './sql.js';
 import { DOCS_INDEX, hasIndexes, MANIFEST_FILE, writeManifest } from './manifest.js';
 import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease } from './publish.js';
-import { DROP_WRITER_TABLES, GZ_MIN, ReleaseWriter, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
+import { GZ_MIN, ReleaseWriter, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
 
 export interface ExportOptions {
   outDir: string;
@@ -57,10 +57,6 @@ const RECOMMENDATIONS = 'SELECT doc::VARCHAR AS doc FROM a_recommendations LIMIT
 const TOP_LINKS = exportSql('links');
 const TOP_AMOUNTS = exportSql('amounts');
 
-/** The export's working tables; dropped so a long-running job does not keep them in memory. */
-const DROP_TEMP_TABLES = ['x_attribution', 'x_pegin_inputs', 'x_pegin_links', 'x_pegout_links', 'x_pegin_nodes', 'x_pegout_nodes',
-  'x_addresses', 'x_address_pegins', 'x_doc', 'x_docs', 'x_prev_docs', 'x_unchanged', 'x_fetch'].map((t) => `DROP TABLE IF EXISTS ${t};`).join('\n') + DROP_WRITER_TABLES;
-
 /**
  * Writes a complete release of the static tree (SPEC §4) from the analysed
  * database and publishes it atomically: a kill at any point leaves `current`
@@ -93,7 +89,7 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
     await rm(tmpDir, { recursive: true, force: true });
     throw err;
   } finally {
-    await db.exec(DROP_TEMP_TABLES);
+    await db.exec(DROP_WORK_TABLES);
   }
 
   const dir = await publishRelease(opts.outDir, tmpDir, id);
@@ -175,7 +171,7 @@ interface DocRow {
   body: string | null;
   /** The file DuckDB rendered (envelope and body), when small enough to need no compressed siblings. */
   file: string | null;
-  /** Whether the row has a main file (DocKind.when). */
+  /** Whether the row has a main file (the query's has_file column). */
   has_file: boolean;
   stamp: AnalysisStamp;
   [column: string]: unknown;
@@ -184,77 +180,46 @@ interface DocRow {
 type EachDocument = (row: DocRow, doc: DocKey, main: FileEntry[] | null) => void | Promise<unknown>;
 
 /**
- * A kind of per-query document (rows q, body, …). Its main file,
- * `<dir>/<q>.json` for the rows matching `when`, is the body in its
- * envelope: DuckDB renders and hashes it when it is too small for
- * compressed siblings, and the writer does the rest in JavaScript.
+ * A kind of per-query document: its query (src/export/sql/<kind>.sql, rows
+ * q, has_file, body, …) and its main file, `<dir>/<q>.json` for the rows
+ * with has_file, which is the body in its envelope: DuckDB renders and
+ * hashes it when it is too small for compressed siblings, and the writer
+ * does the rest in JavaScript.
  */
 interface DocKind {
   kind: string;
-  sql: string;
   dir: string;
-  /** SQL condition over the query's columns: which rows have a main file. */
-  when: string;
   /** Which keys may become file names. */
   accepts: (q: string) => boolean;
   /** Whether `each` needs the body even when DuckDB rendered the file. */
   needsBody: boolean;
-  /** Further files of the rendered rows, recorded with them (SQL over x_fetch; parameter $1 is the kind). */
+  /** Further files of the rendered rows, recorded with them: a query over x_fetch giving x_files rows; $1 = kind, $2 = dir. */
   renderedAliases?: string;
   each?: EachDocument;
 }
 
 const docPath = (dir: string, q: string): string => `${dir}/${q}.json`;
-const docPathSql = (dir: string, column: string): string => `'${dir}/' || ${column} || '.json'`;
-const TXID_PATTERN = '[0-9a-f]{64}';
-const TXID = new RegExp(`^${TXID_PATTERN}$`);
+const TXID = /^[0-9a-f]{64}$/;
 
 /** Documents fetched into JavaScript at once: enough to keep the file worker busy, few enough to bound memory. */
 const PAGE_ROWS = 4096;
 
-/**
- * The documents of one kind to write (those not carried over), numbered for
- * paging, each main file rendered with its size and sha256 where it needs no
- * compressed siblings; the body stays only where JavaScript needs it.
- */
-function planFetchSql(k: DocKind, network: NetworkName): string {
-  const wrapped = wrapJsonSql(network, k.kind, { height: 'stamp_height', time: 'stamp_time', body: 'body' });
-  return `CREATE OR REPLACE TEMP TABLE x_fetch AS
-    WITH w AS (SELECT d.* EXCLUDE (h), s.stamp_height, s.stamp_time, ${k.when} AS has_file, CASE WHEN has_file THEN ${wrapped} END AS wrapped
-               FROM x_doc d JOIN x_docs s ON s.kind = $1 AND s.q = d.q
-               ANTI JOIN x_unchanged u ON u.q = d.q),
-         r AS (SELECT *, coalesce(strlen(wrapped) < ${GZ_MIN}, false) AS rendered FROM w)
-    SELECT row_number() OVER (ORDER BY q) AS rn, r.* EXCLUDE (body, wrapped, rendered),
-      ${k.needsBody ? 'body' : 'CASE WHEN rendered THEN NULL ELSE body END AS body'},
-      CASE WHEN rendered THEN wrapped END AS file,
-      CASE WHEN rendered THEN strlen(wrapped) END AS file_size,
-      CASE WHEN rendered THEN sha256(wrapped) END AS file_sha256
-    FROM r`;
-}
+/** One kind's documents with the md5 of each body. */
+const docTable = (query: string): string => `CREATE OR REPLACE TEMP TABLE x_doc AS SELECT *, md5(body) AS h FROM (${query})`;
+const RECORD_DOCS = exportSql('docs-record');
+const PLAN_UNCHANGED = exportSql('docs-unchanged');
+const PLAN_FETCH = exportSql('fetch-plan');
 const FETCH_PAGE = 'SELECT * EXCLUDE (rn, file_size, file_sha256) FROM x_fetch WHERE rn > $1 AND rn <= $2 ORDER BY rn';
-/** The files DuckDB rendered, as x_files rows; $1 is the kind, $2 the keys refused as file names (a JSON array). */
-const renderedFilesSql = (k: DocKind): string => [
-  `SELECT ${docPathSql(k.dir, 'q')}, file_size, file_sha256, stamp_height, stamp_time, $1, q FROM x_fetch
-   WHERE file IS NOT NULL AND NOT list_contains(from_json($2, '["VARCHAR"]'), q)`,
-  ...(k.renderedAliases ? [k.renderedAliases] : []),
-].join(' UNION ALL ');
+const RENDERED_FILES = exportSql('rendered-files');
+/** The envelope around a body as the macro fetch-plan.sql renders small files with (wrapJsonSql), for one network and kind. */
+const wrapDocumentMacro = (network: NetworkName, kind: string): string =>
+  `CREATE OR REPLACE TEMP MACRO wrap_document(stamp_height, stamp_time, body) AS ${wrapJsonSql(network, kind, { height: 'stamp_height', time: 'stamp_time', body: 'body' })}`;
 
 /** The per-query documents of this export, written to DOCS_INDEX for the next one. */
 const CREATE_DOCS = 'CREATE OR REPLACE TEMP TABLE x_docs (kind VARCHAR, q VARCHAR, h VARCHAR, stamp_height INTEGER, stamp_time BIGINT)';
 const loadPreviousDocs = (parquet: string | null): string => parquet
   ? `CREATE OR REPLACE TEMP TABLE x_prev_docs AS SELECT kind, q, h, stamp_height, stamp_time FROM read_parquet(${sqlString(parquet)})`
   : 'CREATE OR REPLACE TEMP TABLE x_prev_docs AS SELECT * FROM x_docs WHERE false';
-/**
- * One kind's documents (x_doc: q, body, h, …) against the previous release's:
- * a body unchanged keeps the stamp it had; x_unchanged are the documents whose
- * files the writer can carry over.
- */
-const RECORD_DOCS = `INSERT INTO x_docs SELECT $1, d.q, d.h,
-     CASE WHEN p.h = d.h THEN p.stamp_height ELSE $2 END, CASE WHEN p.h = d.h THEN p.stamp_time ELSE $3 END
-   FROM x_doc d LEFT JOIN x_prev_docs p ON p.kind = $1 AND p.q = d.q`;
-const PLAN_UNCHANGED = `CREATE OR REPLACE TEMP TABLE x_unchanged AS SELECT d.q FROM x_doc d
-   SEMI JOIN x_prev_docs p ON p.kind = $1 AND p.q = d.q AND p.h = d.h
-   SEMI JOIN (SELECT q FROM x_prev_files WHERE kind = $1) f ON f.q = d.q`;
 
 /**
  * trace, address, follow and block files for every query. DuckDB renders each
@@ -270,24 +235,22 @@ async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: Analysi
   await db.exec(loadPreviousDocs(previousDir && join(previousDir, DOCS_INDEX)));
   const kinds: DocKind[] = [
     {
-      kind: 'trace', sql: exportSql('trace'), dir: 'api/trace', when: 'true', accepts: (q) => TXID.test(q) || isAddress(q), needsBody: false,
+      kind: 'trace', dir: 'api/trace', accepts: (q) => TXID.test(q) || isAddress(q), needsBody: false,
       each: ({ q, body, file }, doc) => {
         const parsed = file !== null ? (JSON.parse(file) as { trace: trace.Trace }).trace : JSON.parse(body!) as trace.Trace;
         return writer.put(`api/trace/${q}.csv`, trace.traceCsv(parsed), doc);
       },
     },
-    { kind: 'address', sql: exportSql('address'), dir: 'api/address', when: 'true', accepts: isAddress, needsBody: false },
+    { kind: 'address', dir: 'api/address', accepts: isAddress, needsBody: false },
     {
       // The full chain in data/ only when it has hops; api/ gets it cut to the default depth.
-      kind: 'follow', sql: exportSql('follow'), dir: 'data/follow', when: 'hops > 0', accepts: isAddress, needsBody: true,
+      kind: 'follow', dir: 'data/follow', accepts: isAddress, needsBody: true,
       each: ({ q, body, stamp }, doc) =>
         writer.putDocument(`api/follow/${q}.json`, 'follow', json(follow.truncateFollow(JSON.parse(body!) as follow.Follow, follow.DEFAULT_DEPTH)), doc, stamp),
     },
     {
       // Every block also by hash: a hard link to the file by height.
-      kind: 'block', sql: exportSql('block'), dir: 'api/block', when: 'true', accepts: () => true, needsBody: false,
-      renderedAliases: `SELECT ${docPathSql('api/block', 'hash')}, file_size, file_sha256, stamp_height, stamp_time, $1, q FROM x_fetch
-        WHERE file IS NOT NULL AND regexp_full_match(hash, '${TXID_PATTERN}')`,
+      kind: 'block', dir: 'api/block', accepts: () => true, needsBody: false, renderedAliases: exportSql('rendered-block-aliases'),
       each: ({ q, hash, stamp }, doc, main) => {
         if (!TXID.test(String(hash))) return;
         const path = docPath('api/block', String(hash));
@@ -311,11 +274,12 @@ async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: Analysi
  */
 async function eachDocument(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, k: DocKind, progress: Progress): Promise<number> {
   const { kind } = k;
-  await db.exec(`CREATE OR REPLACE TEMP TABLE x_doc AS SELECT *, md5(body) AS h FROM (${k.sql.replace(/;\s*$/, '')})`);
+  await db.exec(docTable(exportSql(kind)));
   await db.exec(RECORD_DOCS, [kind, stamp.as_of_height, BigInt(stamp.updated_at)]);
   await db.exec(PLAN_UNCHANGED, [kind]);
   await writer.carryUnchanged(kind);
-  await db.exec(planFetchSql(k, stamp.network), [kind]);
+  await db.exec(wrapDocumentMacro(stamp.network, kind));
+  await db.exec(PLAN_FETCH, [kind, GZ_MIN, k.needsBody]);
   const total = Number((await db.one<{ n: bigint }>('SELECT count(*) AS n FROM x_fetch'))!.n);
   const refused: string[] = [];
   progress.start(`export ${kind}`, total, 'docs');
@@ -339,7 +303,8 @@ async function eachDocument(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp,
     await writer.ready();
     progress.update(Math.min(total, done + PAGE_ROWS));
   }
-  await writer.recordRendered(renderedFilesSql(k), [kind, json(refused)]);
+  await writer.recordRendered(RENDERED_FILES, [kind, json(refused), k.dir]);
+  if (k.renderedAliases) await writer.recordRendered(k.renderedAliases, [kind, k.dir]);
   progress.stop();
   return refused.length;
 }
