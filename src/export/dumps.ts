@@ -1,6 +1,6 @@
 import { sqlString, type Db } from '../store/db.js';
 import type { ReleaseWriter } from './writer.js';
-import { exportSql } from './sql.js';
+import { ANALYSED, exportSql } from './sql.js';
 
 /**
  * Bulk dumps (SPEC §4): peg-ins, peg-outs and links as gzipped CSV and
@@ -16,6 +16,7 @@ const DUMPS = ['pegins', 'pegouts', 'links'].map((name) => ({ name, query: expor
 export async function writeDumps(db: Db, writer: ReleaseWriter): Promise<void> {
   const conn = await db.connect();
   try {
+    await conn.exec(ANALYSED);
     for (const { name, query } of DUMPS) {
       const csv = `dumps/${name}.csv.gz`;
       const parquet = `dumps/${name}.parquet`;

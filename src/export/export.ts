@@ -18,7 +18,7 @@ import { indexDocument } from '../api/index.js';
 import { redirectsFile, headersFile, nginxSnippet } from './configs.js';
 import { writeDumps } from './dumps.js';
 import { wrapJsonSql } from './wrap-json-sql.js';
-import { DROP_WORK_TABLES, exportSql } from './sql.js';
+import { ANALYSED, DROP_WORK_TABLES, exportSql } from './sql.js';
 import { DOCS_INDEX, hasIndexes, MANIFEST_FILE, writeManifest } from './manifest.js';
 import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease } from './publish.js';
 import { GZ_MIN, ReleaseWriter, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
@@ -50,6 +50,7 @@ const json = (value: unknown): string => JSON.stringify(value);
 
 /** Temp tables of attributions and peg-in/peg-out nodes the document queries share. */
 const NODES = exportSql('nodes');
+const HEALTH_COUNTS = exportSql('health-counts');
 /** a_stats rows (key, value as JSON text), in key order. */
 const STATS = 'SELECT key, value FROM a_stats ORDER BY key';
 /** a_recommendations holds the finished `recommendations` object as JSON. */
@@ -103,6 +104,7 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
 
 /** Every file of the release but the files index and the manifest; returns how many query keys were refused as file names. */
 async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previous: string | null, progress: Progress): Promise<number> {
+  await db.exec(ANALYSED);
   await db.exec(NODES);
   await writeEndpointDocuments(db, writer, stamp);
   // Both run to the end even when one fails, so nothing writes into the release after it is removed.
@@ -130,9 +132,7 @@ async function analysisStamp(db: Db): Promise<AnalysisStamp> {
 
 /** The default-parameter documents, the index, the amount table and the top lists. */
 async function writeEndpointDocuments(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp): Promise<void> {
-  const counts = await db.one<{ cursor: string | null; pegins: bigint; pegouts: bigint }>(
-    "SELECT (SELECT value FROM meta WHERE key = 'cursor_height') AS cursor, (SELECT count(*) FROM pegins) AS pegins, (SELECT count(*) FROM pegouts) AS pegouts",
-  );
+  const counts = await db.one<{ cursor: string | null; pegins: bigint; pegouts: bigint }>(HEALTH_COUNTS);
   await writer.put('api/health.json', json(healthDocument(stamp, {
     last_scanned_block: Number(counts?.cursor ?? stamp.as_of_height),
     pegins: Number(counts?.pegins ?? 0), pegouts: Number(counts?.pegouts ?? 0),

@@ -28,5 +28,12 @@ export const WORK_TABLES = [
   'x_stamps',
 ] as const;
 
-/** Drops every work table. */
-export const DROP_WORK_TABLES = WORK_TABLES.map((table) => `DROP TABLE IF EXISTS ${table};`).join('\n');
+/** analysed.sql: the base tables up to the analysed height, the only way the export reads them (on each connection it uses). */
+export const ANALYSED = exportSql('analysed');
+export const ANALYSED_VIEWS = ['analysed_blocks', 'analysed_pegins', 'analysed_pegin_inputs', 'analysed_pegouts'] as const;
+
+/** Drops every work table and view. */
+export const DROP_WORK_TABLES = [
+  ...ANALYSED_VIEWS.map((view) => `DROP VIEW IF EXISTS ${view};`),
+  ...WORK_TABLES.map((table) => `DROP TABLE IF EXISTS ${table};`),
+].join('\n');

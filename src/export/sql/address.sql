@@ -1,11 +1,11 @@
 -- address documents (SPEC §3): rows (q, has_file, body), one per address of x_addresses (nodes.sql).
 WITH funded AS (
   SELECT ap.address, count(*) AS n, sum(p.amount) AS total
-  FROM x_address_pegins ap JOIN pegins p ON p.txid = ap.txid AND p.vout = ap.vout
+  FROM x_address_pegins ap JOIN analysed_pegins p ON p.txid = ap.txid AND p.vout = ap.vout
   GROUP BY ap.address
 ),
 received AS (
-  SELECT address, count(*) AS n, sum(amount) AS total FROM pegouts WHERE address IS NOT NULL GROUP BY address
+  SELECT address, count(*) AS n, sum(amount) AS total FROM analysed_pegouts WHERE address IS NOT NULL GROUP BY address
 )
 SELECT a.address AS q, true AS has_file, to_json({
   'address': a.address, 'attribution': attr.attribution,

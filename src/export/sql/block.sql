@@ -8,7 +8,7 @@ bo AS (
 SELECT b.height::VARCHAR AS q, true AS has_file, b.hash, json_extend(to_json({
   'height': b.height, 'hash': b.hash, 'time': b.time, 'supply': coin_json(b.supply)})::VARCHAR,
   ',"pegins":' || json_array(bi.nodes) || ',"pegouts":' || json_array(bo.nodes)) AS body
-FROM blocks b
+FROM analysed_blocks b
 LEFT JOIN bi ON bi.height = b.height
 LEFT JOIN bo ON bo.height = b.height
 WHERE b.pegin_count + b.pegout_count > 0

@@ -1,4 +1,4 @@
--- dumps/pegins.*: every peg-in, amounts in litoshi.
+-- dumps/pegins.*: every analysed peg-in, amounts in litoshi.
 SELECT txid, vout, height, block_time, amount AS amount_litoshi, kernel_id, input_count, source_address
-FROM pegins
+FROM analysed_pegins
 ORDER BY height, txid, vout

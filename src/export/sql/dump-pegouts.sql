@@ -1,4 +1,4 @@
--- dumps/pegouts.*: every peg-out, amounts in litoshi.
+-- dumps/pegouts.*: every analysed peg-out, amounts in litoshi.
 SELECT txid, vout, height, block_time, amount AS amount_litoshi, address, script_hex
-FROM pegouts
+FROM analysed_pegouts
 ORDER BY height, txid, vout
