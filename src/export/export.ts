@@ -15,6 +15,7 @@ import * as amounts from '../api/top-amounts.js';
 import * as trace from '../api/trace.js';
 import * as follow from '../api/follow.js';
 import { indexDocument } from '../api/index.js';
+import { toJson as json } from '../api/json.js';
 import { redirectsFile, headersFile, nginxSnippet } from './configs.js';
 import { writeDumps } from './dumps.js';
 import { wrapJsonSql } from './wrap-json-sql.js';
@@ -46,8 +47,8 @@ export interface ExportResult {
   bytes: number;
 }
 
-const json = (value: unknown): string => JSON.stringify(value);
-
+/** The macros every document query uses (coin amounts, JSON assembly). */
+const MACROS = exportSql('macros');
 /** Temp tables of attributions and peg-in/peg-out nodes the document queries share. */
 const NODES = exportSql('nodes');
 const HEALTH_COUNTS = exportSql('health-counts');
@@ -104,6 +105,7 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
 
 /** Every file of the release but the files index and the manifest; returns how many query keys were refused as file names. */
 async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previous: string | null, progress: Progress): Promise<number> {
+  await db.exec(MACROS);
   await db.exec(ANALYSED);
   await db.exec(NODES);
   await writeEndpointDocuments(db, writer, stamp);
@@ -204,8 +206,9 @@ const TXID = /^[0-9a-f]{64}$/;
 /** Documents fetched into JavaScript at once: enough to keep the file worker busy, few enough to bound memory. */
 const PAGE_ROWS = 4096;
 
-/** One kind's documents with the md5 of each body. */
-const docTable = (query: string): string => `CREATE OR REPLACE TEMP TABLE x_doc AS SELECT *, md5(body) AS h FROM (${query})`;
+/** One kind's documents (bodies in plain decimals: json_plain) with the md5 of each body. */
+const docTable = (query: string): string =>
+  `CREATE OR REPLACE TEMP TABLE x_doc AS SELECT *, md5(body) AS h FROM (SELECT * REPLACE (json_plain(body) AS body) FROM (${query}))`;
 const RECORD_DOCS = exportSql('docs-record');
 const PLAN_UNCHANGED = exportSql('docs-unchanged');
 const PLAN_FETCH = exportSql('fetch-plan');

@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AnalysisStamp } from '../api/envelope.js';
 import { API_VERSION } from '../api/params.js';
+import { toJson } from '../api/json.js';
 import { sqlString, type Db } from '../store/db.js';
 import { exportSql } from './sql.js';
 
@@ -30,7 +31,7 @@ const MEMBER_LINES = exportSql('manifest-members');
 export async function writeManifest(db: Db, path: string, stamp: AnalysisStamp): Promise<number> {
   await db.exec(PLAN_STAMPS);
   const stamps = await db.all<{ height: number; time: bigint }>('SELECT height, time FROM x_stamps ORDER BY i');
-  const head = JSON.stringify({
+  const head = toJson({
     version: API_VERSION, network: stamp.network, as_of_height: stamp.as_of_height, updated_at: stamp.updated_at,
     stamps: stamps.map((s) => [s.height, Number(s.time)]),
   });

@@ -1,18 +1,6 @@
 -- Peg-in and peg-out nodes as SPEC §3 describes them, one struct per peg,
--- shared by the trace and block documents.
+-- shared by the trace and block documents. Needs macros.sql.
 
--- Litoshi → JSON coin number, made from the exact decimal text (never a
--- float division), so it prints with at most 8 decimals exactly as
--- JSON.stringify(coinNumber(x)) does.
-CREATE OR REPLACE TEMP MACRO coin_json(x) AS CAST(CASE WHEN x IS NULL THEN 'null'
-  ELSE rtrim(rtrim(printf('%d.%08d', x // 100000000, x % 100000000), '0'), '.') END AS JSON);
-
--- Documents are assembled from node JSON text: to_json of a list of nested
--- structs costs far more than serialising each node once and joining the
--- text (a peg-in node appears in its tx, address and block documents).
--- json_extend appends members (text starting with ',') to a JSON object.
-CREATE OR REPLACE TEMP MACRO json_extend(obj, members) AS left(obj, -1) || members || '}';
-CREATE OR REPLACE TEMP MACRO json_array(elements) AS '[' || coalesce(elements, '') || ']';
 CREATE OR REPLACE TEMP TABLE x_attribution AS
 SELECT address, entity, category,
   {'entity': entity, 'category': category, 'via': via, 'confidence': confidence, 'cluster_id': cluster_id} AS attribution

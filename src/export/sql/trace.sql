@@ -1,7 +1,7 @@
 -- trace documents (SPEC §3), one row per query: every address, peg-in txid and
 -- peg-out (HogEx) txid: rows (q, has_file, body), body the compact JSON of
 -- the `trace` object.
--- Needs the x_* tables and macros of nodes.sql.
+-- Needs macros.sql and the x_* tables of nodes.sql.
 WITH clusters AS (
   SELECT address, cluster_id, count(*) OVER (PARTITION BY cluster_id) AS size FROM a_clusters
 ),
