@@ -32,7 +32,19 @@ export interface ExportOptions {
   incremental?: boolean;
   progress?: Progress;
   log?: (line: string) => void;
+  /**
+   * Awaited after each step of the export, so a test can stop it at a known
+   * point: `started` (the release directory exists, a recycled release is in
+   * it), `endpoints`, `documents:<kind>:<page>` (a page of that kind handed
+   * to the file worker), `documents:<kind>`, `dumps`, `tree` (every file and
+   * the files index written), `manifest` (complete, not yet published),
+   * `published` (current swapped, old releases not yet pruned).
+   */
+  onStep?: (step: string) => Promise<void> | void;
 }
+
+/** The onStep hook, always callable. */
+type Step = (step: string) => Promise<void>;
 
 export interface ExportResult {
   releaseId: string;
@@ -77,15 +89,19 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
   const { dir: tmpDir, recycled } = await startRelease(opts.outDir, id, incremental ? keep : undefined);
   log(`export ${stamp.network} at height ${stamp.as_of_height} into release ${id}${recycled ? ` (recycling release ${recycled}, which pruning would remove)` : ''}${previous && incremental ? ' (reusing unchanged files of the current release)' : ''}`);
 
+  const step: Step = async (name) => { await opts.onStep?.(name); };
   let writer: ReleaseWriter | null = null;
   let counts: WriterCounts;
   try {
+    await step('started');
     writer = await ReleaseWriter.open(db, tmpDir, { previousDir: incremental ? previous : null, recycled: recycled !== null });
-    const skipped = await writeTree(db, writer, stamp, previous, progress);
+    const skipped = await writeTree(db, writer, stamp, previous, progress, step);
     if (skipped > 0) log(`skipped ${skipped} queries that are not a valid ${stamp.network} address or txid (never used as file names)`);
     await writer.finish();
+    await step('tree');
     counts = await writer.counts();
     counts.bytes += await writeManifest(db, join(tmpDir, MANIFEST_FILE), stamp);
+    await step('manifest');
   } catch (err) {
     await writer?.abandon().catch(() => undefined);
     await rm(tmpDir, { recursive: true, force: true });
@@ -95,6 +111,7 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
   }
 
   const dir = await publishRelease(opts.outDir, tmpDir, id);
+  await step('published');
   const pruned = await pruneReleases(opts.outDir, keep);
   // The manifest counts as one more written file.
   const { files, written, reused, kept, bytes } = counts;
@@ -104,13 +121,17 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
 }
 
 /** Every file of the release but the files index and the manifest; returns how many query keys were refused as file names. */
-async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previous: string | null, progress: Progress): Promise<number> {
+async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previous: string | null, progress: Progress, step: Step): Promise<number> {
   await db.exec(MACROS);
   await db.exec(ANALYSED);
   await db.exec(NODES);
   await writeEndpointDocuments(db, writer, stamp);
+  await step('endpoints');
   // Both run to the end even when one fails, so nothing writes into the release after it is removed.
-  const [documents, dumps] = await Promise.allSettled([writeQueryDocuments(db, writer, stamp, previous, progress), writeDumps(db, writer)]);
+  const [documents, dumps] = await Promise.allSettled([
+    writeQueryDocuments(db, writer, stamp, previous, progress, step),
+    writeDumps(db, writer).then(() => step('dumps')),
+  ]);
   if (documents.status === 'rejected') throw documents.reason;
   if (dumps.status === 'rejected') throw dumps.reason;
   const skipped = documents.value;
@@ -231,7 +252,7 @@ const loadPreviousDocs = (parquet: string | null): string => parquet
  * release), and only the others are fetched and written. Returns how many
  * keys were refused as file names.
  */
-async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previousDir: string | null, progress: Progress): Promise<number> {
+async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previousDir: string | null, progress: Progress, step: Step): Promise<number> {
   const network = networkParams(stamp.network);
   const isAddress = (q: string): boolean => isValidAddress(q, network);
   await db.exec(CREATE_DOCS);
@@ -263,7 +284,10 @@ async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: Analysi
     },
   ];
   const refused: number[] = [];
-  for (const k of kinds) refused.push(await eachDocument(db, writer, stamp, k, progress));
+  for (const k of kinds) {
+    refused.push(await eachDocument(db, writer, stamp, k, progress, step));
+    await step(`documents:${k.kind}`);
+  }
   await db.exec(`COPY (SELECT * FROM x_docs ORDER BY kind, q) TO ${sqlString(await writer.pathFor(DOCS_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
   await writer.adopt(DOCS_INDEX);
   // Every kind's keys are among trace's, so its count is the number of distinct keys refused.
@@ -275,7 +299,7 @@ async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: Analysi
  * and writes the others a page at a time, each with the stamp its file gets.
  * Returns how many keys were refused as file names.
  */
-async function eachDocument(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, k: DocKind, progress: Progress): Promise<number> {
+async function eachDocument(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, k: DocKind, progress: Progress, step: Step): Promise<number> {
   const { kind } = k;
   await db.exec(docTable(exportSql(kind)));
   await db.exec(RECORD_DOCS, [kind, stamp.as_of_height, BigInt(stamp.updated_at)]);
@@ -305,6 +329,7 @@ async function eachDocument(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp,
     }));
     await writer.ready();
     progress.update(Math.min(total, done + PAGE_ROWS));
+    await step(`documents:${kind}:${done / PAGE_ROWS + 1}`);
   }
   await writer.recordRendered(RENDERED_FILES, [kind, json(refused), k.dir]);
   if (k.renderedAliases) await writer.recordRendered(k.renderedAliases, [kind, k.dir]);
