@@ -14,6 +14,7 @@ import { traceCsvRows, type Trace } from '../src/api/trace.js';
 import { indexDocument } from '../src/api/index.js';
 import { schemaFiles } from '../src/api/schemas.js';
 import { ENDPOINTS } from '../src/api/params.js';
+import { plainNumber, toJson } from '../src/api/json.js';
 
 /** RFC 4180 reader for the round-trip check: quoted cells may hold commas, quotes ("") and line breaks. */
 function parseCsv(text: string): string[][] {
@@ -52,6 +53,43 @@ describe('CSV', () => {
       const [, back] = parseCsv(text);
       expect(back).toEqual(cells.map(guardCell));
     }));
+  });
+});
+
+/** The text outside JSON strings: where a number in exponent form would show. */
+const outsideStrings = (json: string): string => json.replace(/"(?:[^"\\]|\\.)*"/g, '""');
+
+describe('JSON numbers', () => {
+  it.each([
+    [1e-8, '0.00000001'], [5e-8, '0.00000005'], [1.2e-7, '0.00000012'], [9.9e-7, '0.00000099'], [1e-6, '0.000001'],
+    [-1e-8, '-0.00000001'], [1.5, '1.5'], [0, '0'], [-0, '0'], [84_000_000.12345678, '84000000.12345678'],
+    [1e21, '1000000000000000000000'], [1.5e21, '1500000000000000000000'], [5e-324, `0.${'0'.repeat(323)}5`],
+  ])('plainNumber(%d) is %s', (value, text) => {
+    expect(plainNumber(value)).toBe(text);
+    expect(Number(text)).toBe(value === 0 ? 0 : value);
+  });
+
+  it('an amount of 1 litoshi prints as 0.00000001, never in exponent form', () => {
+    const doc = amountsDocument(stamp, 'pegin', [{ amount: 1e-8, count: 3 }]);
+    expect(JSON.stringify(doc)).toContain('"amount":1e-8');
+    const text = toJson(doc);
+    expect(text).toContain('"amount":0.00000001');
+    expect(outsideStrings(text)).not.toMatch(/\de/i);
+  });
+
+  it('is JSON.stringify with plain-decimal numbers: the same text where no number has an exponent, the same value always', () => {
+    fc.assert(fc.property(fc.jsonValue(), (value) => {
+      const native = JSON.stringify(value);
+      const text = toJson(value);
+      expect(JSON.parse(text)).toEqual(JSON.parse(native));
+      expect(outsideStrings(text)).not.toMatch(/\de/i);
+      if (!/\de[+-]\d/.test(outsideStrings(native))) expect(text).toBe(native);
+    }), { numRuns: 2000 });
+  });
+
+  it('leaves strings that look like exponent numbers alone', () => {
+    const value = { note: 'fee 1e-8 "quoted" 2e+21', amount: 2e-8, nested: ['1e-7', 1e-7] };
+    expect(toJson(value)).toBe('{"note":"fee 1e-8 \\"quoted\\" 2e+21","amount":0.00000002,"nested":["1e-7",0.0000001]}');
   });
 });
 

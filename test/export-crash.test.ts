@@ -1,67 +1,80 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Db } from '../src/store/db.js';
 import { exportRelease } from '../src/export/export.js';
 import { analysedDb, expectSameTree, isComplete, scanAndAnalyze } from './helpers/export-pipeline.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pegscope-crash-'));
-const outDir = join(work, 'out');
-const dbPath = join(work, 'sim.duckdb');
 const CHILD = join(import.meta.dirname, 'helpers', 'export-child.ts');
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** current's target, and whether it is complete. */
-function checkCurrent(dir = outDir): { target: string; complete: boolean } {
+function checkCurrent(dir: string): { target: string; complete: boolean } {
   const target = resolve(dir, readlinkSync(join(dir, 'current')));
   return { target, complete: isComplete(target) };
 }
 
-const tmpReleases = (dir = outDir): string[] => readdirSync(join(dir, 'releases')).filter((name) => name.startsWith('.tmp-'));
+const tmpReleases = (dir: string): string[] => readdirSync(join(dir, 'releases')).filter((name) => name.startsWith('.tmp-'));
 
-/** Starts an export child; resolves once it exited (killed or not) with its output. */
-function exportChild(dbFile: string, out: string, mode: 'rewrite' | 'recycle') {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dbFile, out, mode], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (c) => { output += c; });
-  child.stderr.on('data', (c) => { output += c; });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  return { child, exited, output: () => output };
+/**
+ * Runs an export in a child process until it reaches `step` (its onStep
+ * hook), then SIGKILLs it there; rejects if the child ends on its own.
+ */
+function killExportAt(dbFile: string, out: string, mode: 'rewrite' | 'recycle', step: string): Promise<void> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dbFile, out, mode, step], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stderr.on('data', (chunk) => { output += chunk; });
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk;
+      if (output.includes('paused')) child.kill('SIGKILL');
+    });
+    child.on('exit', (code, signal) => {
+      if (signal === 'SIGKILL') done();
+      else fail(new Error(`export child ended (${code}) before reaching step ${step}: ${output}`));
+    });
+  });
 }
 
 describe('a kill in the middle of an export', () => {
-  it('leaves current on the complete previous release, and the next export completes', async () => {
-    const { db } = await analysedDb(dbPath, 3, 2_000, 1_800_000_000);
-    const first = await exportRelease(db, { outDir });
+  const outDir = join(work, 'out');
+  const dbPath = join(work, 'sim.duckdb');
+
+  beforeAll(async () => {
+    const { db, source } = await analysedDb(dbPath, 3, 2_000, 1_800_000_000);
+    await source.close();
+    await exportRelease(db, { outDir });
     db.close();
+  }, 300_000);
 
-    const { child, exited, output: childOutput } = exportChild(dbPath, outDir, 'rewrite');
-    let partial = 0;
-    while (child.exitCode === null) {
-      const [tmp] = tmpReleases();
-      const traceDir = tmp ? join(outDir, 'releases', tmp, 'api', 'trace') : '';
-      partial = traceDir && existsSync(traceDir) ? readdirSync(traceDir).length : 0;
-      if (partial >= 300) break;
-      await new Promise((r) => setTimeout(r, 5));
+  it.each([
+    ['while it writes documents', 'documents:trace:1', 'previous'],
+    ['after the release is complete, before it is published', 'manifest', 'previous'],
+    ['after it is published, before old releases are pruned', 'published', 'new'],
+  ] as const)('%s leaves current on a complete release, and the next export completes', async (_when, step, currentIs) => {
+    const before = checkCurrent(outDir).target;
+    await killExportAt(dbPath, outDir, 'rewrite', step);
+
+    const after = checkCurrent(outDir);
+    expect(after.complete).toBe(true);
+    if (currentIs === 'previous') {
+      expect(after.target).toBe(before);
+      expect(tmpReleases(outDir)).toHaveLength(1);
+    } else {
+      expect(after.target).not.toBe(before);
+      expect(tmpReleases(outDir)).toHaveLength(0);
     }
-    child.kill('SIGKILL');
-    await exited;
-    const output = childOutput();
-    expect(output).not.toContain('done');
-    expect(partial, output).toBeGreaterThanOrEqual(300);
-
-    expect(tmpReleases()).toHaveLength(1);
-    expect(checkCurrent()).toEqual({ target: first.dir, complete: true });
 
     const reopened = await Db.open(dbPath);
     const next = await exportRelease(reopened, { outDir });
     reopened.close();
-    expect(tmpReleases()).toHaveLength(0);
-    expect(checkCurrent()).toEqual({ target: next.dir, complete: true });
-    expect(next.dir).not.toBe(first.dir);
+    expect(tmpReleases(outDir)).toHaveLength(0);
+    expect(checkCurrent(outDir)).toEqual({ target: next.dir, complete: true });
+    expect(next.dir).not.toBe(after.target);
   }, 300_000);
 
   it('while recycling an old release leaves current and the other releases complete, and the next export equals rewriting every file', async () => {
@@ -81,12 +94,9 @@ describe('a kill in the middle of an export', () => {
     await source.close();
     db.close();
 
-    // Killed as soon as the oldest release has been renamed into the new release's place.
-    const { child, exited, output } = exportChild(file, out, 'recycle');
-    while (child.exitCode === null && tmpReleases(out).length === 0) await new Promise((r) => setTimeout(r, 2));
-    child.kill('SIGKILL');
-    await exited;
-    expect(output()).not.toContain('done');
+    // Killed once the oldest release has been renamed into the new release's place.
+    await killExportAt(file, out, 'recycle', 'started');
+    expect(tmpReleases(out)).toHaveLength(1);
     expect(checkCurrent(out)).toEqual({ target: second.dir, complete: true });
 
     const reopened = await Db.open(file);

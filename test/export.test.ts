@@ -16,6 +16,7 @@ import { NETWORKS } from '../src/domain/network.js';
 import { ENDPOINTS } from '../src/api/params.js';
 import { truncateFollow, type Follow } from '../src/api/follow.js';
 import { sliceLinks, type LinksDocument } from '../src/api/links.js';
+import { WORK_TABLES } from '../src/export/sql.js';
 import { analysedDb, expectSameTree, insertHostileLabels, isComplete, scanAndAnalyze, treeFiles } from './helpers/export-pipeline.js';
 
 const NOW = 1_800_000_000;
@@ -178,6 +179,22 @@ describe('a full export of an analysed chain', () => {
       const csv = await db.one<{ n: bigint }>(`SELECT count(*) AS n FROM read_csv('${join(root, `${name}.csv.gz`)}', header = true)`);
       expect([Number(parquet!.n), Number(csv!.n)], name).toEqual([want, want]);
     }
+  });
+});
+
+describe('the export\'s work tables', () => {
+  it('are all dropped when an export ends, with the views over the analysed rows', async () => {
+    const left = await db.all<{ name: string }>(
+      'SELECT table_name AS name FROM duckdb_tables() WHERE temporary UNION ALL SELECT view_name FROM duckdb_views() WHERE temporary AND NOT internal');
+    expect(left).toEqual([]);
+  });
+
+  it('are named once: every x_ table the export SQL and code mention is in WORK_TABLES, and every listed one is used', () => {
+    const dir = join(import.meta.dirname, '..', 'src', 'export');
+    const sources = [...readdirSync(dir).filter((f) => f.endsWith('.ts') && f !== 'sql.ts'), ...readdirSync(join(dir, 'sql')).map((f) => join('sql', f))]
+      .map((f) => read(join(dir, f)));
+    const named = new Set(sources.flatMap((text) => text.match(/\bx_[a-z_]+\b/g) ?? []));
+    expect([...named].sort()).toEqual([...WORK_TABLES].sort());
   });
 });
 

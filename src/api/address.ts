@@ -2,11 +2,8 @@ import { ENDPOINTS } from './params.js';
 import { ref, responseSchema, objectOf } from './common-schema.js';
 import type { Envelope } from './envelope.js';
 import type { Attribution } from './trace.js';
-import { readSql } from '../store/db.js';
 
 export const spec = ENDPOINTS.address;
-/** Rows (q, body): the address object of every address; needs nodes.sql. */
-export const QUERY = readSql(import.meta.url, 'address.sql');
 
 export interface AddressSummary {
   address: string; attribution: Attribution | null;

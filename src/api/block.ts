@@ -2,11 +2,8 @@ import { ENDPOINTS } from './params.js';
 import { ref, responseSchema, objectOf, nullableOf } from './common-schema.js';
 import type { Envelope } from './envelope.js';
 import type { PeginNode, PegoutNode } from './trace.js';
-import { readSql } from '../store/db.js';
 
 export const spec = ENDPOINTS.block;
-/** Rows (q = height, hash, body) for every block with pegs; needs nodes.sql. */
-export const QUERY = readSql(import.meta.url, 'block.sql');
 
 export interface Block { height: number; hash: string; time: number; supply: number | null; pegins: PeginNode[]; pegouts: PegoutNode[] }
 export type BlockDocument = Envelope & { block: Block };
@@ -17,8 +14,3 @@ export const schema = responseSchema('block', 'block', {
     pegins: { type: 'array', items: ref('pegin_node') }, pegouts: { type: 'array', items: ref('pegout_node') },
   }),
 });
-
-/** A block file name: a height or a 64-hex hash, nothing else. */
-export function isBlockKey(q: string): boolean {
-  return /^(?:0|[1-9]\d{0,9})$/.test(q) || /^[0-9a-f]{64}$/.test(q);
-}

@@ -4,6 +4,7 @@
  * declarations (scripts/gen-schemas.ts).
  */
 import { LABEL_CATEGORY_NAMES } from '../domain/model.js';
+import { API_VERSION } from './params.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -75,7 +76,7 @@ const amountCount = obj({ amount, count });
 
 /** The envelope fields every JSON body carries (SPEC §3). */
 export const ENVELOPE_PROPERTIES: Record<string, JsonSchema> = {
-  version: { const: '1' },
+  version: { const: API_VERSION },
   network: { enum: ['mainnet', 'testnet', 'regtest', 'sim'] },
   unit: { enum: ['LTC', 'tLTC', 'rLTC'] },
   as_of_height: count,

@@ -1,4 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
+import { plainNumber } from './json.js';
 
 export type CsvCell = string | number | null | undefined;
 
@@ -12,7 +13,7 @@ export function guardCell(text: string): string {
 
 function cellText(value: CsvCell): string {
   if (value === null || value === undefined) return '';
-  return guardCell(String(value));
+  return guardCell(typeof value === 'number' ? plainNumber(value) : value);
 }
 
 /** CSV text with a header row, RFC 4180 quoting and the formula-injection guard. */

@@ -1,6 +1,7 @@
 import { API_VERSION } from './params.js';
 import type { NetworkName } from '../domain/network.js';
 import { NETWORKS } from '../domain/network.js';
+import { toJson } from './json.js';
 
 /** The fields every JSON body starts with (SPEC §3). */
 export interface Envelope {
@@ -36,20 +37,10 @@ export function document<T extends object>(stamp: AnalysisStamp, fields: T): Env
 /**
  * The same document as text, for a body that DuckDB already rendered as JSON:
  * `{<envelope>, "<key>": <bodyJson>}`. Byte-identical to
- * `JSON.stringify(document(stamp, {[key]: JSON.parse(bodyJson)}))` as long as
- * the body is compact JSON.
+ * `toJson(document(stamp, {[key]: JSON.parse(bodyJson)}))` as long as the
+ * body is compact JSON with plain-decimal numbers.
  */
 export function wrapJson(stamp: AnalysisStamp, key: string, bodyJson: string): string {
-  const head = JSON.stringify(envelopeOf(stamp));
-  return `${head.slice(0, -1)},${JSON.stringify(key)}:${bodyJson}}`;
-}
-
-/** The error body (SPEC §3): a message naming the parameter and the allowed range. */
-export interface ErrorBody {
-  error: string;
-  version: typeof API_VERSION;
-}
-
-export function errorBody(message: string): ErrorBody {
-  return { error: message, version: API_VERSION };
+  const head = toJson(envelopeOf(stamp));
+  return `${head.slice(0, -1)},${toJson(key)}:${bodyJson}}`;
 }

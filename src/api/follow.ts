@@ -2,14 +2,10 @@ import { ENDPOINTS, numericParam } from './params.js';
 import { ref, responseSchema, objectOf } from './common-schema.js';
 import type { Envelope } from './envelope.js';
 import type { Attribution } from './trace.js';
-import { readSql } from '../store/db.js';
-import { bindSql, modelSqlValues } from '../domain/model.js';
 
 export const spec = ENDPOINTS.follow;
 export const DEFAULT_DEPTH = numericParam('follow', 'depth').default;
 export const MAX_DEPTH = numericParam('follow', 'depth').max;
-/** Rows (q, hops, body): the full-depth follow object of every address; needs nodes.sql. */
-export const QUERY = bindSql(readSql(import.meta.url, 'follow.sql'), modelSqlValues());
 
 export interface Hop {
   from: string; pegin: { txid: string; vout: number }; pegout: { txid: string; vout: number };

@@ -2,15 +2,12 @@ import { ENDPOINTS, numericParam } from './params.js';
 import { ref, responseSchema } from './common-schema.js';
 import { document, type AnalysisStamp, type Envelope } from './envelope.js';
 import { toCsv } from './csv.js';
-import { readSql } from '../store/db.js';
 
 export const spec = ENDPOINTS.links;
 /** How many links data/links.json holds: the largest `limit` (SPEC §3). */
 export const TOP_LINKS = numericParam('links', 'limit').max;
 export const DEFAULT_MIN_CONFIDENCE = numericParam('links', 'min_confidence').default;
 export const DEFAULT_LIMIT = numericParam('links', 'limit').default;
-/** Top links in API order; needs nodes.sql's x_attribution. $1 = how many. */
-export const QUERY = readSql(import.meta.url, 'links.sql');
 
 export interface LinkRecord {
   pegout_txid: string; pegout_vout: number; pegout_height: number; pegout_amount: number;

@@ -13,9 +13,6 @@ export interface Recommendations {
 }
 export type RecommendationsDocument = Envelope & { recommendations: Recommendations };
 
-/** a_recommendations holds the finished `recommendations` object as JSON. */
-export const QUERY = 'SELECT doc::VARCHAR AS doc FROM a_recommendations LIMIT 1';
-
 const amountSet = { type: 'array', items: objectOf({ amount: ref('amount'), anonymity_set: ref('count') }) };
 export const schema = responseSchema('recommendations', 'recommendations', {
   recommendations: {

@@ -1,4 +1,4 @@
-import { ENDPOINTS, type EndpointName, type ParamSpec } from './params.js';
+import { API_VERSION, ENDPOINTS, type EndpointName, type ParamSpec } from './params.js';
 import { COMMON_SCHEMA, SCHEMA_BASE, SCHEMA_DIALECT, objectOf, type JsonSchema } from './common-schema.js';
 import * as health from './health.js';
 import * as stats from './stats.js';
@@ -22,7 +22,7 @@ export const ENDPOINT_SCHEMAS: Record<EndpointName, JsonSchema> = {
 
 export const ERROR_SCHEMA: JsonSchema = {
   $schema: SCHEMA_DIALECT, $id: `${SCHEMA_BASE}error.json`, title: 'error body',
-  ...objectOf({ error: { type: 'string', minLength: 1 }, version: { const: '1' } }),
+  ...objectOf({ error: { type: 'string', minLength: 1 }, version: { const: API_VERSION } }),
 };
 
 /** api/amounts.json: the amount table of src/domain/privacy.ts (docs/amounts.md). */
@@ -44,7 +44,7 @@ export const AMOUNT_TABLE_SCHEMA: JsonSchema = {
 export const MANIFEST_SCHEMA: JsonSchema = {
   $schema: SCHEMA_DIALECT, $id: `${SCHEMA_BASE}manifest.json`, title: 'release manifest',
   ...objectOf({
-    version: { const: '1' },
+    version: { const: API_VERSION },
     network: { enum: ['mainnet', 'testnet', 'regtest', 'sim'] },
     as_of_height: { type: 'integer', minimum: 0 },
     updated_at: { type: 'integer', minimum: 0 },
@@ -110,7 +110,7 @@ export function openApiDocument(): JsonSchema {
     openapi: '3.1.0',
     $id: `${SCHEMA_BASE}openapi.json`,
     info: {
-      title: 'pegscope API', version: '1',
+      title: 'pegscope API', version: API_VERSION,
       description: 'Litecoin MWEB peg-in/peg-out analysis. Every link is a heuristic inference from public chain data, never proof.',
       license: { name: 'Data CC BY 4.0 (credit "Data from pegscope" with a link); code AGPL-3.0', identifier: 'AGPL-3.0-only' },
     },

@@ -5,9 +5,6 @@ import { document, type AnalysisStamp, type Envelope } from './envelope.js';
 export const spec = ENDPOINTS.stats;
 export type StatsDocument = Envelope & { stats: Record<string, number> };
 
-/** a_stats rows (key, value as JSON text), in key order. */
-export const QUERY = 'SELECT key, value FROM a_stats ORDER BY key';
-
 const REQUIRED = ['total_pegins', 'total_pegouts', 'linkable_pegouts', 'high_confidence_links', 'labeled_addresses', 'avg_privacy_score', 'high_risk_pegouts'];
 
 export const schema = responseSchema('stats', 'stats', {

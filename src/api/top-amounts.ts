@@ -2,7 +2,6 @@ import { numericParam } from './params.js';
 import { ref, responseSchema } from './common-schema.js';
 import { document, type AnalysisStamp, type Envelope } from './envelope.js';
 import { toCsv } from './csv.js';
-import { readSql } from '../store/db.js';
 
 /** pegin_amounts and pegout_amounts share one shape; this module is both. */
 export type AmountSide = 'pegin' | 'pegout';
@@ -13,8 +12,6 @@ export type AmountsDocument = Envelope & { count: number } & Partial<Record<Amou
 /** How many rows data/<side>_amounts.json holds: the largest `limit`. */
 export const TOP_AMOUNTS = numericParam('pegin_amounts', 'limit').max;
 export const DEFAULT_AMOUNTS_LIMIT = numericParam('pegin_amounts', 'limit').default;
-/** $1 = side, $2 = how many; one row with the list as JSON (NULL when empty). */
-export const QUERY = readSql(import.meta.url, 'amounts.sql');
 export const CSV_COLUMNS = ['amount', 'count'] as const;
 
 export const amountsKey = (side: AmountSide): AmountsKey => `${side}_amounts`;

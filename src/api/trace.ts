@@ -2,13 +2,8 @@ import { ENDPOINTS } from './params.js';
 import { ref, responseSchema, objectOf, nullableOf } from './common-schema.js';
 import { document, type AnalysisStamp, type Envelope } from './envelope.js';
 import { toCsv, type CsvCell } from './csv.js';
-import { readSql } from '../store/db.js';
 
 export const spec = ENDPOINTS.trace;
-/** Rows (q, body): the trace object of every address, peg-in txid and peg-out txid; needs NODES_SQL first. */
-export const QUERY = readSql(import.meta.url, 'trace.sql');
-/** Temp tables of peg-in/peg-out nodes shared by trace and block. */
-export const NODES_SQL = readSql(import.meta.url, 'nodes.sql');
 
 export interface PeginLink {
   pegout_txid: string; pegout_vout: number; pegout_amount: number; pegout_address: string | null;

@@ -1,5 +1,5 @@
-import { ENDPOINTS, type EndpointName } from '../api/params.js';
-import { API_VERSION } from '../api/params.js';
+import { API_VERSION, ENDPOINTS, type EndpointName } from '../api/params.js';
+import { toJson } from '../api/json.js';
 
 /**
  * Rewrite configs that let a static host answer the API from the tree alone:
@@ -60,7 +60,7 @@ export function headersFile(): string {
   ].join('\n');
 }
 
-const errorJson = (message: string): string => JSON.stringify({ error: message, version: API_VERSION }).replace(/'/g, '');
+const errorJson = (message: string): string => toJson({ error: message, version: API_VERSION }).replace(/'/g, '');
 
 /**
  * An nginx snippet to include inside a `server {}` whose `root` is

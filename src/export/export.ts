@@ -9,21 +9,21 @@ import { sqlString, type Db } from '../store/db.js';
 import { silentProgress, type Progress } from '../progress.js';
 import type { AnalysisStamp } from '../api/envelope.js';
 import { healthDocument } from '../api/health.js';
-import * as stats from '../api/stats.js';
-import * as recommendations from '../api/recommendations.js';
+import { statsDocument } from '../api/stats.js';
+import { recommendationsDocument } from '../api/recommendations.js';
 import * as links from '../api/links.js';
 import * as amounts from '../api/top-amounts.js';
 import * as trace from '../api/trace.js';
-import * as address from '../api/address.js';
 import * as follow from '../api/follow.js';
-import * as block from '../api/block.js';
 import { indexDocument } from '../api/index.js';
+import { toJson as json } from '../api/json.js';
 import { redirectsFile, headersFile, nginxSnippet } from './configs.js';
 import { writeDumps } from './dumps.js';
 import { wrapJsonSql } from './wrap-json-sql.js';
+import { ANALYSED, DROP_WORK_TABLES, exportSql } from './sql.js';
 import { DOCS_INDEX, hasIndexes, MANIFEST_FILE, writeManifest } from './manifest.js';
 import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease } from './publish.js';
-import { DROP_WRITER_TABLES, GZ_MIN, ReleaseWriter, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
+import { GZ_MIN, ReleaseWriter, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
 
 export interface ExportOptions {
   outDir: string;
@@ -33,7 +33,19 @@ export interface ExportOptions {
   incremental?: boolean;
   progress?: Progress;
   log?: (line: string) => void;
+  /**
+   * Awaited after each step of the export, so a test can stop it at a known
+   * point: `started` (the release directory exists, a recycled release is in
+   * it), `endpoints`, `documents:<kind>:<page>` (a page of that kind handed
+   * to the file worker), `documents:<kind>`, `dumps`, `tree` (every file and
+   * the files index written), `manifest` (complete, not yet published),
+   * `published` (current swapped, old releases not yet pruned).
+   */
+  onStep?: (step: string) => Promise<void> | void;
 }
+
+/** The onStep hook, always callable. */
+type Step = (step: string) => Promise<void>;
 
 export interface ExportResult {
   releaseId: string;
@@ -48,11 +60,17 @@ export interface ExportResult {
   bytes: number;
 }
 
-const json = (value: unknown): string => JSON.stringify(value);
-
-/** The export's working tables; dropped so a long-running job does not keep them in memory. */
-const DROP_TEMP_TABLES = ['x_attribution', 'x_pegin_inputs', 'x_pegin_links', 'x_pegout_links', 'x_pegin_nodes', 'x_pegout_nodes',
-  'x_addresses', 'x_address_pegins', 'x_doc', 'x_docs', 'x_prev_docs', 'x_unchanged', 'x_fetch'].map((t) => `DROP TABLE IF EXISTS ${t};`).join('\n') + DROP_WRITER_TABLES;
+/** The macros every document query uses (coin amounts, JSON assembly). */
+const MACROS = exportSql('macros');
+/** Temp tables of attributions and peg-in/peg-out nodes the document queries share. */
+const NODES = exportSql('nodes');
+const HEALTH_COUNTS = exportSql('health-counts');
+/** a_stats rows (key, value as JSON text), in key order. */
+const STATS = 'SELECT key, value FROM a_stats ORDER BY key';
+/** a_recommendations holds the finished `recommendations` object as JSON. */
+const RECOMMENDATIONS = 'SELECT doc::VARCHAR AS doc FROM a_recommendations LIMIT 1';
+const TOP_LINKS = exportSql('links');
+const TOP_AMOUNTS = exportSql('amounts');
 
 /**
  * Writes a complete release of the static tree (SPEC §4) from the analysed
@@ -72,24 +90,29 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
   const { dir: tmpDir, recycled } = await startRelease(opts.outDir, id, incremental ? keep : undefined);
   log(`export ${stamp.network} at height ${stamp.as_of_height} into release ${id}${recycled ? ` (recycling release ${recycled}, which pruning would remove)` : ''}${previous && incremental ? ' (reusing unchanged files of the current release)' : ''}`);
 
+  const step: Step = async (name) => { await opts.onStep?.(name); };
   let writer: ReleaseWriter | null = null;
   let counts: WriterCounts;
   try {
+    await step('started');
     writer = await ReleaseWriter.open(db, tmpDir, { previousDir: incremental ? previous : null, recycled: recycled !== null });
-    const skipped = await writeTree(db, writer, stamp, previous, progress);
+    const skipped = await writeTree(db, writer, stamp, previous, progress, step);
     if (skipped > 0) log(`skipped ${skipped} queries that are not a valid ${stamp.network} address or txid (never used as file names)`);
     await writer.finish();
+    await step('tree');
     counts = await writer.counts();
     counts.bytes += await writeManifest(db, join(tmpDir, MANIFEST_FILE), stamp);
+    await step('manifest');
   } catch (err) {
     await writer?.abandon().catch(() => undefined);
     await rm(tmpDir, { recursive: true, force: true });
     throw err;
   } finally {
-    await db.exec(DROP_TEMP_TABLES);
+    await db.exec(DROP_WORK_TABLES);
   }
 
   const dir = await publishRelease(opts.outDir, tmpDir, id);
+  await step('published');
   const pruned = await pruneReleases(opts.outDir, keep);
   // The manifest counts as one more written file.
   const { files, written, reused, kept, bytes } = counts;
@@ -99,11 +122,17 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
 }
 
 /** Every file of the release but the files index and the manifest; returns how many query keys were refused as file names. */
-async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previous: string | null, progress: Progress): Promise<number> {
-  await db.exec(trace.NODES_SQL);
+async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previous: string | null, progress: Progress, step: Step): Promise<number> {
+  await db.exec(MACROS);
+  await db.exec(ANALYSED);
+  await db.exec(NODES);
   await writeEndpointDocuments(db, writer, stamp);
+  await step('endpoints');
   // Both run to the end even when one fails, so nothing writes into the release after it is removed.
-  const [documents, dumps] = await Promise.allSettled([writeQueryDocuments(db, writer, stamp, previous, progress), writeDumps(db, writer)]);
+  const [documents, dumps] = await Promise.allSettled([
+    writeQueryDocuments(db, writer, stamp, previous, progress, step),
+    writeDumps(db, writer).then(() => step('dumps')),
+  ]);
   if (documents.status === 'rejected') throw documents.reason;
   if (dumps.status === 'rejected') throw dumps.reason;
   const skipped = documents.value;
@@ -127,20 +156,18 @@ async function analysisStamp(db: Db): Promise<AnalysisStamp> {
 
 /** The default-parameter documents, the index, the amount table and the top lists. */
 async function writeEndpointDocuments(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp): Promise<void> {
-  const counts = await db.one<{ cursor: string | null; pegins: bigint; pegouts: bigint }>(
-    "SELECT (SELECT value FROM meta WHERE key = 'cursor_height') AS cursor, (SELECT count(*) FROM pegins) AS pegins, (SELECT count(*) FROM pegouts) AS pegouts",
-  );
+  const counts = await db.one<{ cursor: string | null; pegins: bigint; pegouts: bigint }>(HEALTH_COUNTS);
   await writer.put('api/health.json', json(healthDocument(stamp, {
     last_scanned_block: Number(counts?.cursor ?? stamp.as_of_height),
     pegins: Number(counts?.pegins ?? 0), pegouts: Number(counts?.pegouts ?? 0),
   })));
-  await writer.put('api/stats.json', json(stats.statsDocument(stamp, await db.all(stats.QUERY))));
-  const rec = await db.one<{ doc: string }>(recommendations.QUERY);
+  await writer.put('api/stats.json', json(statsDocument(stamp, await db.all(STATS))));
+  const rec = await db.one<{ doc: string }>(RECOMMENDATIONS);
   if (!rec) throw new Error('a_recommendations is empty; run `pegscope analyze` before exporting');
-  await writer.put('api/recommendations.json', json(recommendations.recommendationsDocument(stamp, rec.doc)));
+  await writer.put('api/recommendations.json', json(recommendationsDocument(stamp, rec.doc)));
   await writer.put('api/index.json', json(indexDocument(stamp)));
 
-  const topLinks = await db.one<{ links: string | null }>(links.QUERY, [links.TOP_LINKS]);
+  const topLinks = await db.one<{ links: string | null }>(TOP_LINKS, [links.TOP_LINKS]);
   const linksTop = links.linksDocument(stamp, JSON.parse(topLinks?.links ?? '[]'));
   await writer.put('data/links.json', json(linksTop));
   const linksDefault = links.sliceLinks(linksTop, links.DEFAULT_MIN_CONFIDENCE, links.DEFAULT_LIMIT);
@@ -148,7 +175,7 @@ async function writeEndpointDocuments(db: Db, writer: ReleaseWriter, stamp: Anal
   await writer.put('api/links.csv', links.linksCsv(linksDefault));
 
   for (const side of ['pegin', 'pegout'] as const) {
-    const top = await db.one<{ rows: string | null }>(amounts.QUERY, [side, amounts.TOP_AMOUNTS]);
+    const top = await db.one<{ rows: string | null }>(TOP_AMOUNTS, [side, amounts.TOP_AMOUNTS]);
     const topDoc = amounts.amountsDocument(stamp, side, JSON.parse(top?.rows ?? '[]'));
     const name = amounts.amountsKey(side);
     await writer.put(`data/${name}.json`, json(topDoc));
@@ -168,7 +195,7 @@ interface DocRow {
   body: string | null;
   /** The file DuckDB rendered (envelope and body), when small enough to need no compressed siblings. */
   file: string | null;
-  /** Whether the row has a main file (DocKind.when). */
+  /** Whether the row has a main file (the query's has_file column). */
   has_file: boolean;
   stamp: AnalysisStamp;
   [column: string]: unknown;
@@ -177,77 +204,47 @@ interface DocRow {
 type EachDocument = (row: DocRow, doc: DocKey, main: FileEntry[] | null) => void | Promise<unknown>;
 
 /**
- * A kind of per-query document (rows q, body, …). Its main file,
- * `<dir>/<q>.json` for the rows matching `when`, is the body in its
- * envelope: DuckDB renders and hashes it when it is too small for
- * compressed siblings, and the writer does the rest in JavaScript.
+ * A kind of per-query document: its query (src/export/sql/<kind>.sql, rows
+ * q, has_file, body, …) and its main file, `<dir>/<q>.json` for the rows
+ * with has_file, which is the body in its envelope: DuckDB renders and
+ * hashes it when it is too small for compressed siblings, and the writer
+ * does the rest in JavaScript.
  */
 interface DocKind {
   kind: string;
-  sql: string;
   dir: string;
-  /** SQL condition over the query's columns: which rows have a main file. */
-  when: string;
   /** Which keys may become file names. */
   accepts: (q: string) => boolean;
   /** Whether `each` needs the body even when DuckDB rendered the file. */
   needsBody: boolean;
-  /** Further files of the rendered rows, recorded with them (SQL over x_fetch; parameter $1 is the kind). */
+  /** Further files of the rendered rows, recorded with them: a query over x_fetch giving x_files rows; $1 = kind, $2 = dir. */
   renderedAliases?: string;
   each?: EachDocument;
 }
 
 const docPath = (dir: string, q: string): string => `${dir}/${q}.json`;
-const docPathSql = (dir: string, column: string): string => `'${dir}/' || ${column} || '.json'`;
-const TXID_PATTERN = '[0-9a-f]{64}';
-const TXID = new RegExp(`^${TXID_PATTERN}$`);
+const TXID = /^[0-9a-f]{64}$/;
 
 /** Documents fetched into JavaScript at once: enough to keep the file worker busy, few enough to bound memory. */
 const PAGE_ROWS = 4096;
 
-/**
- * The documents of one kind to write (those not carried over), numbered for
- * paging, each main file rendered with its size and sha256 where it needs no
- * compressed siblings; the body stays only where JavaScript needs it.
- */
-function planFetchSql(k: DocKind, network: NetworkName): string {
-  const wrapped = wrapJsonSql(network, k.kind, { height: 'stamp_height', time: 'stamp_time', body: 'body' });
-  return `CREATE OR REPLACE TEMP TABLE x_fetch AS
-    WITH w AS (SELECT d.* EXCLUDE (h), s.stamp_height, s.stamp_time, ${k.when} AS has_file, CASE WHEN has_file THEN ${wrapped} END AS wrapped
-               FROM x_doc d JOIN x_docs s ON s.kind = $1 AND s.q = d.q
-               ANTI JOIN x_unchanged u ON u.q = d.q),
-         r AS (SELECT *, coalesce(strlen(wrapped) < ${GZ_MIN}, false) AS rendered FROM w)
-    SELECT row_number() OVER (ORDER BY q) AS rn, r.* EXCLUDE (body, wrapped, rendered),
-      ${k.needsBody ? 'body' : 'CASE WHEN rendered THEN NULL ELSE body END AS body'},
-      CASE WHEN rendered THEN wrapped END AS file,
-      CASE WHEN rendered THEN strlen(wrapped) END AS file_size,
-      CASE WHEN rendered THEN sha256(wrapped) END AS file_sha256
-    FROM r`;
-}
+/** One kind's documents (bodies in plain decimals: json_plain) with the md5 of each body. */
+const docTable = (query: string): string =>
+  `CREATE OR REPLACE TEMP TABLE x_doc AS SELECT *, md5(body) AS h FROM (SELECT * REPLACE (json_plain(body) AS body) FROM (${query}))`;
+const RECORD_DOCS = exportSql('docs-record');
+const PLAN_UNCHANGED = exportSql('docs-unchanged');
+const PLAN_FETCH = exportSql('fetch-plan');
 const FETCH_PAGE = 'SELECT * EXCLUDE (rn, file_size, file_sha256) FROM x_fetch WHERE rn > $1 AND rn <= $2 ORDER BY rn';
-/** The files DuckDB rendered, as x_files rows; $1 is the kind, $2 the keys refused as file names (a JSON array). */
-const renderedFilesSql = (k: DocKind): string => [
-  `SELECT ${docPathSql(k.dir, 'q')}, file_size, file_sha256, stamp_height, stamp_time, $1, q FROM x_fetch
-   WHERE file IS NOT NULL AND NOT list_contains(from_json($2, '["VARCHAR"]'), q)`,
-  ...(k.renderedAliases ? [k.renderedAliases] : []),
-].join(' UNION ALL ');
+const RENDERED_FILES = exportSql('rendered-files');
+/** The envelope around a body as the macro fetch-plan.sql renders small files with (wrapJsonSql), for one network and kind. */
+const wrapDocumentMacro = (network: NetworkName, kind: string): string =>
+  `CREATE OR REPLACE TEMP MACRO wrap_document(stamp_height, stamp_time, body) AS ${wrapJsonSql(network, kind, { height: 'stamp_height', time: 'stamp_time', body: 'body' })}`;
 
 /** The per-query documents of this export, written to DOCS_INDEX for the next one. */
 const CREATE_DOCS = 'CREATE OR REPLACE TEMP TABLE x_docs (kind VARCHAR, q VARCHAR, h VARCHAR, stamp_height INTEGER, stamp_time BIGINT)';
 const loadPreviousDocs = (parquet: string | null): string => parquet
   ? `CREATE OR REPLACE TEMP TABLE x_prev_docs AS SELECT kind, q, h, stamp_height, stamp_time FROM read_parquet(${sqlString(parquet)})`
   : 'CREATE OR REPLACE TEMP TABLE x_prev_docs AS SELECT * FROM x_docs WHERE false';
-/**
- * One kind's documents (x_doc: q, body, h, …) against the previous release's:
- * a body unchanged keeps the stamp it had; x_unchanged are the documents whose
- * files the writer can carry over.
- */
-const RECORD_DOCS = `INSERT INTO x_docs SELECT $1, d.q, d.h,
-     CASE WHEN p.h = d.h THEN p.stamp_height ELSE $2 END, CASE WHEN p.h = d.h THEN p.stamp_time ELSE $3 END
-   FROM x_doc d LEFT JOIN x_prev_docs p ON p.kind = $1 AND p.q = d.q`;
-const PLAN_UNCHANGED = `CREATE OR REPLACE TEMP TABLE x_unchanged AS SELECT d.q FROM x_doc d
-   SEMI JOIN x_prev_docs p ON p.kind = $1 AND p.q = d.q AND p.h = d.h
-   SEMI JOIN (SELECT q FROM x_prev_files WHERE kind = $1) f ON f.q = d.q`;
 
 /**
  * trace, address, follow and block files for every query. DuckDB renders each
@@ -256,31 +253,29 @@ const PLAN_UNCHANGED = `CREATE OR REPLACE TEMP TABLE x_unchanged AS SELECT d.q F
  * release), and only the others are fetched and written. Returns how many
  * keys were refused as file names.
  */
-async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previousDir: string | null, progress: Progress): Promise<number> {
+async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previousDir: string | null, progress: Progress, step: Step): Promise<number> {
   const network = networkParams(stamp.network);
   const isAddress = (q: string): boolean => isValidAddress(q, network);
   await db.exec(CREATE_DOCS);
   await db.exec(loadPreviousDocs(previousDir && join(previousDir, DOCS_INDEX)));
   const kinds: DocKind[] = [
     {
-      kind: 'trace', sql: trace.QUERY, dir: 'api/trace', when: 'true', accepts: (q) => TXID.test(q) || isAddress(q), needsBody: false,
+      kind: 'trace', dir: 'api/trace', accepts: (q) => TXID.test(q) || isAddress(q), needsBody: false,
       each: ({ q, body, file }, doc) => {
         const parsed = file !== null ? (JSON.parse(file) as { trace: trace.Trace }).trace : JSON.parse(body!) as trace.Trace;
         return writer.put(`api/trace/${q}.csv`, trace.traceCsv(parsed), doc);
       },
     },
-    { kind: 'address', sql: address.QUERY, dir: 'api/address', when: 'true', accepts: isAddress, needsBody: false },
+    { kind: 'address', dir: 'api/address', accepts: isAddress, needsBody: false },
     {
       // The full chain in data/ only when it has hops; api/ gets it cut to the default depth.
-      kind: 'follow', sql: follow.QUERY, dir: 'data/follow', when: 'hops > 0', accepts: isAddress, needsBody: true,
+      kind: 'follow', dir: 'data/follow', accepts: isAddress, needsBody: true,
       each: ({ q, body, stamp }, doc) =>
         writer.putDocument(`api/follow/${q}.json`, 'follow', json(follow.truncateFollow(JSON.parse(body!) as follow.Follow, follow.DEFAULT_DEPTH)), doc, stamp),
     },
     {
       // Every block also by hash: a hard link to the file by height.
-      kind: 'block', sql: block.QUERY, dir: 'api/block', when: 'true', accepts: () => true, needsBody: false,
-      renderedAliases: `SELECT ${docPathSql('api/block', 'hash')}, file_size, file_sha256, stamp_height, stamp_time, $1, q FROM x_fetch
-        WHERE file IS NOT NULL AND regexp_full_match(hash, '${TXID_PATTERN}')`,
+      kind: 'block', dir: 'api/block', accepts: () => true, needsBody: false, renderedAliases: exportSql('rendered-block-aliases'),
       each: ({ q, hash, stamp }, doc, main) => {
         if (!TXID.test(String(hash))) return;
         const path = docPath('api/block', String(hash));
@@ -290,7 +285,10 @@ async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: Analysi
     },
   ];
   const refused: number[] = [];
-  for (const k of kinds) refused.push(await eachDocument(db, writer, stamp, k, progress));
+  for (const k of kinds) {
+    refused.push(await eachDocument(db, writer, stamp, k, progress, step));
+    await step(`documents:${k.kind}`);
+  }
   await db.exec(`COPY (SELECT * FROM x_docs ORDER BY kind, q) TO ${sqlString(await writer.pathFor(DOCS_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
   await writer.adopt(DOCS_INDEX);
   // Every kind's keys are among trace's, so its count is the number of distinct keys refused.
@@ -302,13 +300,14 @@ async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: Analysi
  * and writes the others a page at a time, each with the stamp its file gets.
  * Returns how many keys were refused as file names.
  */
-async function eachDocument(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, k: DocKind, progress: Progress): Promise<number> {
+async function eachDocument(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, k: DocKind, progress: Progress, step: Step): Promise<number> {
   const { kind } = k;
-  await db.exec(`CREATE OR REPLACE TEMP TABLE x_doc AS SELECT *, md5(body) AS h FROM (${k.sql.replace(/;\s*$/, '')})`);
+  await db.exec(docTable(exportSql(kind)));
   await db.exec(RECORD_DOCS, [kind, stamp.as_of_height, BigInt(stamp.updated_at)]);
   await db.exec(PLAN_UNCHANGED, [kind]);
   await writer.carryUnchanged(kind);
-  await db.exec(planFetchSql(k, stamp.network), [kind]);
+  await db.exec(wrapDocumentMacro(stamp.network, kind));
+  await db.exec(PLAN_FETCH, [kind, GZ_MIN, k.needsBody]);
   const total = Number((await db.one<{ n: bigint }>('SELECT count(*) AS n FROM x_fetch'))!.n);
   const refused: string[] = [];
   progress.start(`export ${kind}`, total, 'docs');
@@ -331,8 +330,10 @@ async function eachDocument(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp,
     }));
     await writer.ready();
     progress.update(Math.min(total, done + PAGE_ROWS));
+    await step(`documents:${kind}:${done / PAGE_ROWS + 1}`);
   }
-  await writer.recordRendered(renderedFilesSql(k), [kind, json(refused)]);
+  await writer.recordRendered(RENDERED_FILES, [kind, json(refused), k.dir]);
+  if (k.renderedAliases) await writer.recordRendered(k.renderedAliases, [kind, k.dir]);
   progress.stop();
   return refused.length;
 }

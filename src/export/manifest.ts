@@ -2,7 +2,10 @@ import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AnalysisStamp } from '../api/envelope.js';
+import { API_VERSION } from '../api/params.js';
+import { toJson } from '../api/json.js';
 import { sqlString, type Db } from '../store/db.js';
+import { exportSql } from './sql.js';
 
 export const MANIFEST_FILE = 'manifest.json';
 /** The manifest's rows as Parquet (plus document keys): what the next export joins against instead of parsing JSON. */
@@ -13,15 +16,8 @@ export const DOCS_INDEX = 'data/docs.parquet';
 /** Whether a release has the indexes an export needs to carry its unchanged files over (older releases lack them). */
 export const hasIndexes = (dir: string): boolean => existsSync(join(dir, FILES_INDEX)) && existsSync(join(dir, DOCS_INDEX));
 
-const STAMP_PAIRS = 'SELECT DISTINCT stamp_height AS height, stamp_time AS time FROM x_files WHERE stamp_height IS NOT NULL';
-/** One `"path":{…}` member per file, in path order, each but the last followed by a comma. */
-const MEMBER_LINES = `SELECT to_json(f.path)::VARCHAR || ':{"size":' || f.size || ',"sha256":"' || f.sha256 || '"'
-    || coalesce(',"stamp":' || s.i, '') || '}' || CASE WHEN row_number() OVER w < count(*) OVER () THEN ',' ELSE '' END AS line,
-    row_number() OVER w AS n
-  FROM x_files f
-  LEFT JOIN (SELECT height, time, row_number() OVER (ORDER BY height, time) - 1 AS i FROM (${STAMP_PAIRS})) s
-    ON s.height = f.stamp_height AND s.time = f.stamp_time
-  WINDOW w AS (ORDER BY f.path)`;
+const PLAN_STAMPS = exportSql('manifest-stamps');
+const MEMBER_LINES = exportSql('manifest-members');
 
 /**
  * Writes manifest.json from the writer's x_files table with DuckDB COPY (a
@@ -33,9 +29,10 @@ const MEMBER_LINES = `SELECT to_json(f.path)::VARCHAR || ':{"size":' || f.size |
  * (as_of_height, updated_at) that last changed them.
  */
 export async function writeManifest(db: Db, path: string, stamp: AnalysisStamp): Promise<number> {
-  const stamps = await db.all<{ height: number; time: bigint }>(`${STAMP_PAIRS} ORDER BY height, time`);
-  const head = JSON.stringify({
-    version: '1', network: stamp.network, as_of_height: stamp.as_of_height, updated_at: stamp.updated_at,
+  await db.exec(PLAN_STAMPS);
+  const stamps = await db.all<{ height: number; time: bigint }>('SELECT height, time FROM x_stamps ORDER BY i');
+  const head = toJson({
+    version: API_VERSION, network: stamp.network, as_of_height: stamp.as_of_height, updated_at: stamp.updated_at,
     stamps: stamps.map((s) => [s.height, Number(s.time)]),
   });
   const lines = `SELECT line FROM (

@@ -7,6 +7,7 @@ import { wrapJson, type AnalysisStamp } from '../api/envelope.js';
 import { sqlString, type AppendColumn, type Db, type RowAppender, type SqlParams } from '../store/db.js';
 import { FileQueue } from './file-queue.js';
 import { FILES_INDEX, MANIFEST_FILE } from './manifest.js';
+import { exportSql } from './sql.js';
 
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
@@ -60,23 +61,13 @@ const loadFiles = (table: string, parquet: string | null): string => parquet
   ? `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT ${FILE_COLUMNS} FROM read_parquet(${sqlString(parquet)})`
   : `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT ${FILE_COLUMNS} FROM x_files WHERE false`;
 
-/** The previous release's files of the unchanged documents (x_unchanged) of one kind; `kept` when the recycled release already has the same bytes there. */
-const PLAN_CARRY = `CREATE OR REPLACE TEMP TABLE x_carry AS
-  SELECT f.*, r.path IS NOT NULL AS kept
-  FROM x_prev_files f
-  SEMI JOIN x_unchanged u ON u.q = f.q
-  LEFT JOIN x_recycled_files r ON r.path = f.path AND r.sha256 = f.sha256
-  WHERE f.kind = $1`;
-const RECYCLED_TO_REMOVE = `SELECT r.path FROM x_recycled_files r
-  ANTI JOIN (SELECT path FROM x_carry WHERE kept) k ON k.path = r.path
-  WHERE r.kind = $1`;
+const PLAN_CARRY = exportSql('carry-plan');
+const RECYCLED_TO_REMOVE = exportSql('recycled-to-remove');
 const CARRIED_DIRS = "SELECT DISTINCT regexp_extract(path, '^(.*)/[^/]*$', 1) AS dir FROM x_carry WHERE NOT kept";
 const CARRIED_TO_LINK = 'SELECT path FROM x_carry WHERE NOT kept ORDER BY path';
 const RECORD_CARRIED = `INSERT INTO x_files SELECT ${FILE_COLUMNS}, CASE WHEN kept THEN 'kept' ELSE 'reused' END FROM x_carry`;
 const RECYCLED_OTHER_FILES = 'SELECT path FROM x_recycled_files WHERE kind IS NULL';
-const COUNTS = `SELECT count(*) AS files, count(*) FILTER (how = 'written') AS written, count(*) FILTER (how = 'reused') AS reused,
-  count(*) FILTER (how = 'kept') AS kept, coalesce(sum(size) FILTER (how = 'written'), 0) AS bytes FROM x_files`;
-export const DROP_WRITER_TABLES = ['x_files', 'x_prev_files', 'x_recycled_files', 'x_carry'].map((t) => `DROP TABLE IF EXISTS ${t};`).join('\n');
+const COUNTS = exportSql('files-counts');
 
 export interface WriterOptions {
   /** The current release, when its files index lets unchanged documents be hard-linked from it. */

@@ -7,6 +7,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { toJson } from '../api/json.js';
 import { networkParams, type NetworkName } from '../domain/network.js';
 import { Lru, type LruLimits } from '../lru.js';
 import { answer, requiredFile, type CachePolicy, type Reply } from './answer.js';
@@ -147,7 +148,7 @@ function cacheable(reply: Reply): AnswerEntry | null {
       ? { file: reply.file, type: contentType('csv'), filename: reply.filename }
       : { file: reply.file, type: contentType(reply.format) };
   }
-  if (reply.kind === 'json' && reply.cache === 'analysis') return { file: bodyOf(JSON.stringify(reply.body)), type: contentType('json') };
+  if (reply.kind === 'json' && reply.cache === 'analysis') return { file: bodyOf(toJson(reply.body)), type: contentType('json') };
   if (reply.kind === 'csv') return { file: bodyOf(reply.text), type: contentType('csv'), filename: reply.filename };
   return null;
 }
@@ -273,7 +274,7 @@ class Router {
       case 'file':
         return sendBody(req, res, reply.file, contentType(reply.format), this.cacheControl(reply.cache), reply.format === 'csv' ? reply.filename : undefined);
       case 'json':
-        return sendBody(req, res, bodyOf(JSON.stringify(reply.body)), contentType('json'), this.cacheControl(reply.cache));
+        return sendBody(req, res, bodyOf(toJson(reply.body)), contentType('json'), this.cacheControl(reply.cache));
       case 'csv':
         return sendBody(req, res, bodyOf(reply.text), contentType('csv'), this.cacheControl('analysis'), reply.filename);
     }

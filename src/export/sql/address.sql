@@ -1,13 +1,13 @@
--- address documents (SPEC §3), one row per address of x_addresses (nodes.sql).
+-- address documents (SPEC §3): rows (q, has_file, body), one per address of x_addresses (nodes.sql).
 WITH funded AS (
   SELECT ap.address, count(*) AS n, sum(p.amount) AS total
-  FROM x_address_pegins ap JOIN pegins p ON p.txid = ap.txid AND p.vout = ap.vout
+  FROM x_address_pegins ap JOIN analysed_pegins p ON p.txid = ap.txid AND p.vout = ap.vout
   GROUP BY ap.address
 ),
 received AS (
-  SELECT address, count(*) AS n, sum(amount) AS total FROM pegouts WHERE address IS NOT NULL GROUP BY address
+  SELECT address, count(*) AS n, sum(amount) AS total FROM analysed_pegouts WHERE address IS NOT NULL GROUP BY address
 )
-SELECT a.address AS q, to_json({
+SELECT a.address AS q, true AS has_file, to_json({
   'address': a.address, 'attribution': attr.attribution,
   'pegouts_received': {'count': coalesce(r.n, 0), 'total': coin_json(coalesce(r.total, 0))},
   'pegins_funded': {'count': coalesce(f.n, 0), 'total': coin_json(coalesce(f.total, 0))}})::VARCHAR AS body
@@ -15,4 +15,4 @@ FROM x_addresses a
 LEFT JOIN x_attribution attr ON attr.address = a.address
 LEFT JOIN funded f ON f.address = a.address
 LEFT JOIN received r ON r.address = a.address
-ORDER BY q;
+ORDER BY q

@@ -1,15 +1,15 @@
--- block documents (SPEC §3) for every block with pegs, q = the height. Needs nodes.sql.
+-- block documents (SPEC §3): rows (q = the height, has_file, hash, body) for every block with pegs. Needs nodes.sql.
 WITH bi AS (
   SELECT height, string_agg(node, ',' ORDER BY txid, vout) AS nodes FROM x_pegin_nodes GROUP BY height
 ),
 bo AS (
   SELECT height, string_agg(node, ',' ORDER BY txid, vout) AS nodes FROM x_pegout_nodes GROUP BY height
 )
-SELECT b.height::VARCHAR AS q, b.hash, json_extend(to_json({
+SELECT b.height::VARCHAR AS q, true AS has_file, b.hash, json_extend(to_json({
   'height': b.height, 'hash': b.hash, 'time': b.time, 'supply': coin_json(b.supply)})::VARCHAR,
   ',"pegins":' || json_array(bi.nodes) || ',"pegouts":' || json_array(bo.nodes)) AS body
-FROM blocks b
+FROM analysed_blocks b
 LEFT JOIN bi ON bi.height = b.height
 LEFT JOIN bo ON bo.height = b.height
 WHERE b.pegin_count + b.pegout_count > 0
-ORDER BY b.height;
+ORDER BY b.height

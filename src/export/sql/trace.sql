@@ -1,6 +1,7 @@
 -- trace documents (SPEC §3), one row per query: every address, peg-in txid and
--- peg-out (HogEx) txid. `body` is the compact JSON of the `trace` object.
--- Needs the x_* tables and macros of nodes.sql.
+-- peg-out (HogEx) txid: rows (q, has_file, body), body the compact JSON of
+-- the `trace` object.
+-- Needs macros.sql and the x_* tables of nodes.sql.
 WITH clusters AS (
   SELECT address, cluster_id, count(*) OVER (PARTITION BY cluster_id) AS size FROM a_clusters
 ),
@@ -13,7 +14,7 @@ addr_pegouts AS (
   SELECT address, string_agg(node, ',' ORDER BY height, txid, vout) AS nodes
   FROM x_pegout_nodes WHERE address IS NOT NULL GROUP BY address
 )
-SELECT a.address AS q, json_extend(to_json({
+SELECT a.address AS q, true AS has_file, json_extend(to_json({
   'query': a.address, 'type': 'address', 'attribution': attr.attribution,
   'cluster': CASE WHEN c.cluster_id IS NULL THEN NULL ELSE {'cluster_id': c.cluster_id, 'size': c.size} END})::VARCHAR,
   ',"pegins":' || json_array(pi.nodes) || ',"pegouts":' || json_array(po.nodes)) AS body
@@ -23,11 +24,11 @@ LEFT JOIN clusters c ON c.address = a.address
 LEFT JOIN addr_pegins pi ON pi.address = a.address
 LEFT JOIN addr_pegouts po ON po.address = a.address
 UNION ALL
-SELECT txid AS q, '{"query":' || to_json(txid) || ',"type":"pegin_tx","attribution":null,"cluster":null,"pegins":'
+SELECT txid AS q, true, '{"query":' || to_json(txid) || ',"type":"pegin_tx","attribution":null,"cluster":null,"pegins":'
   || json_array(string_agg(node, ',' ORDER BY vout)) || ',"pegouts":[]}'
 FROM x_pegin_nodes GROUP BY txid
 UNION ALL
-SELECT txid AS q, '{"query":' || to_json(txid) || ',"type":"pegout_tx","attribution":null,"cluster":null,"pegins":[],"pegouts":'
+SELECT txid AS q, true, '{"query":' || to_json(txid) || ',"type":"pegout_tx","attribution":null,"cluster":null,"pegins":[],"pegouts":'
   || json_array(string_agg(node, ',' ORDER BY vout)) || '}'
 FROM x_pegout_nodes GROUP BY txid
-ORDER BY q;
+ORDER BY q

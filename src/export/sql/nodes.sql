@@ -1,18 +1,6 @@
 -- Peg-in and peg-out nodes as SPEC §3 describes them, one struct per peg,
--- shared by the trace and block documents.
+-- shared by the trace and block documents. Needs macros.sql.
 
--- Litoshi → JSON coin number, made from the exact decimal text (never a
--- float division), so it prints with at most 8 decimals exactly as
--- JSON.stringify(coinNumber(x)) does.
-CREATE OR REPLACE TEMP MACRO coin_json(x) AS CAST(CASE WHEN x IS NULL THEN 'null'
-  ELSE rtrim(rtrim(printf('%d.%08d', x // 100000000, x % 100000000), '0'), '.') END AS JSON);
-
--- Documents are assembled from node JSON text: to_json of a list of nested
--- structs costs far more than serialising each node once and joining the
--- text (a peg-in node appears in its tx, address and block documents).
--- json_extend appends members (text starting with ',') to a JSON object.
-CREATE OR REPLACE TEMP MACRO json_extend(obj, members) AS left(obj, -1) || members || '}';
-CREATE OR REPLACE TEMP MACRO json_array(elements) AS '[' || coalesce(elements, '') || ']';
 CREATE OR REPLACE TEMP TABLE x_attribution AS
 SELECT address, entity, category,
   {'entity': entity, 'category': category, 'via': via, 'confidence': confidence, 'cluster_id': cluster_id} AS attribution
@@ -22,7 +10,7 @@ QUALIFY row_number() OVER (PARTITION BY address ORDER BY confidence DESC, entity
 CREATE OR REPLACE TEMP TABLE x_pegin_inputs AS
 SELECT i.pegin_txid AS txid,
   list({'address': i.address, 'value': coin_json(i.value), 'attribution': a.attribution} ORDER BY i.n) AS inputs
-FROM pegin_inputs i LEFT JOIN x_attribution a ON a.address = i.address
+FROM analysed_pegin_inputs i LEFT JOIN x_attribution a ON a.address = i.address
 GROUP BY i.pegin_txid;
 
 CREATE OR REPLACE TEMP TABLE x_pegin_links AS
@@ -51,7 +39,7 @@ SELECT p.txid, p.vout, p.height,
    'score': CASE WHEN s.txid IS NULL THEN NULL ELSE
      {'privacy_score': s.privacy_score, 'anonymity_set': s.anonymity_set,
       'max_link_confidence': s.max_link_confidence, 'reasons': s.reasons} END})::VARCHAR AS node
-FROM pegins p
+FROM analysed_pegins p
 LEFT JOIN x_pegin_inputs i ON i.txid = p.txid
 LEFT JOIN x_pegin_links l ON l.txid = p.txid AND l.vout = p.vout
 LEFT JOIN a_pegin_scores s ON s.txid = p.txid AND s.vout = p.vout;
@@ -63,18 +51,18 @@ SELECT o.txid, o.vout, o.height, o.address,
    'score': CASE WHEN s.txid IS NULL THEN NULL ELSE
      {'risk_score': s.risk_score, 'dest_category': s.dest_category,
       'traceability': s.traceability, 'reasons': s.reasons} END})::VARCHAR AS node
-FROM pegouts o
+FROM analysed_pegouts o
 LEFT JOIN x_attribution a ON a.address = o.address
 LEFT JOIN x_pegout_links l ON l.txid = o.txid AND l.vout = o.vout
 LEFT JOIN a_pegout_scores s ON s.txid = o.txid AND s.vout = o.vout;
 
 -- Every address the API answers for: funders of peg-ins and peg-out destinations.
 CREATE OR REPLACE TEMP TABLE x_addresses AS
-SELECT address FROM pegin_inputs WHERE address IS NOT NULL
+SELECT address FROM analysed_pegin_inputs WHERE address IS NOT NULL
 UNION
-SELECT address FROM pegouts WHERE address IS NOT NULL;
+SELECT address FROM analysed_pegouts WHERE address IS NOT NULL;
 
 CREATE OR REPLACE TEMP TABLE x_address_pegins AS
 SELECT DISTINCT i.address, p.txid, p.vout
-FROM pegin_inputs i JOIN pegins p ON p.txid = i.pegin_txid
+FROM analysed_pegin_inputs i JOIN analysed_pegins p ON p.txid = i.pegin_txid
 WHERE i.address IS NOT NULL;

@@ -1,0 +1,40 @@
+/**
+ * The export's SQL lives in src/export/sql/, one file per statement or
+ * script (the build copies them next to the compiled modules); a file used
+ * as a subquery has no trailing semicolon. The router never imports this
+ * side: the api modules hold only pure shaping.
+ */
+import { readSql } from '../store/db.js';
+import { bindSql, modelSqlValues } from '../domain/model.js';
+
+/** The text of src/export/sql/<name>.sql, with the model's facts bound where it names them ({{name}}, src/domain/model.ts). */
+export const exportSql = (name: string): string => bindSql(readSql(import.meta.url, `sql/${name}.sql`), modelSqlValues());
+
+/**
+ * The temp tables the export's statements share by name, across nodes.sql,
+ * export.ts, writer.ts and manifest.ts. Listed once here, so one statement
+ * drops them all when an export ends (a long-running job would otherwise
+ * keep them in memory).
+ */
+export const WORK_TABLES = [
+  // nodes.sql: attributions and peg-in/peg-out nodes, shared by the document queries.
+  'x_attribution', 'x_pegin_inputs', 'x_pegin_links', 'x_pegout_links', 'x_pegin_nodes', 'x_pegout_nodes',
+  'x_addresses', 'x_address_pegins',
+  // export.ts: one kind's documents, every document of this release and of the previous one,
+  // those unchanged since, those to fetch.
+  'x_doc', 'x_docs', 'x_prev_docs', 'x_unchanged', 'x_fetch',
+  // writer.ts: the files of this release, of the previous one, of the recycled one, those carried over.
+  'x_files', 'x_prev_files', 'x_recycled_files', 'x_carry',
+  // manifest.ts: the analyses the release's documents are stamped with.
+  'x_stamps',
+] as const;
+
+/** analysed.sql: the base tables up to the analysed height, the only way the export reads them (on each connection it uses). */
+export const ANALYSED = exportSql('analysed');
+export const ANALYSED_VIEWS = ['analysed_blocks', 'analysed_pegins', 'analysed_pegin_inputs', 'analysed_pegouts'] as const;
+
+/** Drops every work table and view. */
+export const DROP_WORK_TABLES = [
+  ...ANALYSED_VIEWS.map((view) => `DROP VIEW IF EXISTS ${view};`),
+  ...WORK_TABLES.map((table) => `DROP TABLE IF EXISTS ${table};`),
+].join('\n');

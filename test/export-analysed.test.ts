@@ -1,0 +1,127 @@
+/**
+ * `export` publishes only what `analyze` covered: after a scan past the
+ * analysed height without a new analysis, the release still describes the
+ * chain up to as_of_height and nothing above it.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../src/store/db.js';
+import { scanChain } from '../src/store/scan.js';
+import { exportRelease, type ExportResult } from '../src/export/export.js';
+import { analysedDb, treeFiles } from './helpers/export-pipeline.js';
+
+const H1 = 2_000;
+const H2 = 2_300;
+
+let work: string;
+let db: Db;
+let release: ExportResult;
+
+const readJson = (path: string): any => JSON.parse(readFileSync(path, 'utf8'));
+const count = async (sql: string): Promise<number> => Number((await db.one<{ n: bigint }>(sql))!.n);
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'pegscope-analysed-'));
+  const pipeline = await analysedDb(':memory:', 11, H1, 1_800_000_000);
+  db = pipeline.db;
+  // Scanned further, never analysed.
+  await scanChain(db, pipeline.source, { to: H2 });
+  await pipeline.source.close();
+  release = await exportRelease(db, { outDir: join(work, 'out') });
+}, 300_000);
+
+afterAll(() => {
+  db?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** Every number under a key naming a height, anywhere in a JSON value. */
+function heightsIn(value: unknown, out: number[] = []): number[] {
+  if (Array.isArray(value)) for (const item of value) heightsIn(item, out);
+  else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      if (/(^|_)height$/.test(key) && key !== 'as_of_height' && typeof item === 'number') out.push(item);
+      else heightsIn(item, out);
+    }
+  }
+  return out;
+}
+
+describe('an export after scanning past the analysed height', () => {
+  it('has pegs above the analysed height in the database (the premise)', async () => {
+    expect(await count(`SELECT count(*) AS n FROM pegins WHERE height > ${H1}`)).toBeGreaterThan(0);
+    expect(await count(`SELECT count(*) AS n FROM pegouts WHERE height > ${H1}`)).toBeGreaterThan(0);
+  });
+
+  it('counts only the analysed pegs in health', async () => {
+    const health = readJson(join(release.dir, 'api', 'health.json'));
+    expect(health.as_of_height).toBe(H1);
+    expect(health.health.pegins).toBe(await count(`SELECT count(*) AS n FROM pegins WHERE height <= ${H1}`));
+    expect(health.health.pegouts).toBe(await count(`SELECT count(*) AS n FROM pegouts WHERE height <= ${H1}`));
+  });
+
+  it('writes no document for a peg or block above it, and no document holds one', async () => {
+    const tree = treeFiles(release.dir);
+    const later = await db.all<{ txid: string }>(`SELECT txid FROM pegins WHERE height > ${H1} UNION SELECT txid FROM pegouts WHERE height > ${H1}`);
+    for (const { txid } of later) expect(tree.has(`api/trace/${txid}.json`), txid).toBe(false);
+    const blocks = await db.all<{ height: number; hash: string }>(`SELECT height, hash FROM blocks WHERE height > ${H1} AND pegin_count + pegout_count > 0`);
+    expect(blocks.length).toBeGreaterThan(0);
+    for (const { height, hash } of blocks) {
+      expect(tree.has(`api/block/${height}.json`), String(height)).toBe(false);
+      expect(tree.has(`api/block/${hash}.json`), hash).toBe(false);
+    }
+    let documents = 0;
+    for (const [rel, path] of tree) {
+      if (!/^(api|data)\/.*\.json$/.test(rel)) continue;
+      documents++;
+      const above = heightsIn(readJson(path)).filter((height) => height > H1);
+      expect(above, rel).toEqual([]);
+    }
+    expect(documents).toBeGreaterThan(1000);
+  });
+
+  it('totals an address over the analysed pegs only', async () => {
+    const expected = await db.all<{ address: string; funded: bigint; received: bigint }>(`
+      WITH funded AS (SELECT address, count(DISTINCT pegin_txid) AS n FROM pegin_inputs WHERE height <= ${H1} AND address IS NOT NULL GROUP BY address),
+           received AS (SELECT address, count(*) AS n FROM pegouts WHERE height <= ${H1} AND address IS NOT NULL GROUP BY address)
+      SELECT address, coalesce(f.n, 0) AS funded, coalesce(r.n, 0) AS received FROM funded f FULL JOIN received r USING (address)`);
+    const tree = treeFiles(release.dir);
+    let compared = 0;
+    for (const { address, funded, received } of expected) {
+      const path = tree.get(`api/address/${address}.json`);
+      if (!path) continue;
+      const doc = readJson(path).address;
+      expect([doc.pegins_funded.count, doc.pegouts_received.count], address).toEqual([Number(funded), Number(received)]);
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(100);
+    const onlyLater = await db.all<{ address: string }>(`
+      SELECT address FROM (SELECT address, height FROM pegouts UNION ALL SELECT address, height FROM pegin_inputs)
+      WHERE address IS NOT NULL GROUP BY address HAVING min(height) > ${H1}`);
+    expect(onlyLater.length).toBeGreaterThan(0);
+    for (const { address } of onlyLater) expect(tree.has(`api/address/${address}.json`), address).toBe(false);
+  });
+
+  it('dumps only the analysed pegs', async () => {
+    for (const [name, table] of [['pegins', 'pegins'], ['pegouts', 'pegouts']]) {
+      const want = await count(`SELECT count(*) AS n FROM ${table} WHERE height <= ${H1}`);
+      for (const file of [`read_parquet('${join(release.dir, 'dumps', `${name}.parquet`)}')`, `read_csv('${join(release.dir, 'dumps', `${name}.csv.gz`)}', header = true)`]) {
+        const row = await db.one<{ n: bigint; top: number }>(`SELECT count(*) AS n, max(height) AS top FROM ${file}`);
+        expect([Number(row!.n), row!.top <= H1], `${name} ${file}`).toEqual([want, true]);
+      }
+    }
+  });
+});
+
+describe('the export SQL', () => {
+  it('reads blocks and pegs only through the views bounded by the analysed height', () => {
+    const dir = join(import.meta.dirname, '..', 'src', 'export');
+    const sources = [...readdirSync(dir).filter((f) => f.endsWith('.ts')), ...readdirSync(join(dir, 'sql')).filter((f) => f !== 'analysed.sql').map((f) => join('sql', f))];
+    expect(sources).toContain(join('sql', 'nodes.sql'));
+    for (const file of sources) {
+      expect(readFileSync(join(dir, file), 'utf8').match(/\b(FROM|JOIN)\s+(blocks|pegins|pegin_inputs|pegouts)\b/gi), file).toBeNull();
+    }
+  });
+});

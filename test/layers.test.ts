@@ -1,0 +1,36 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import type { ModuleGraph } from './helpers/module-graph-child.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const CHILD = join(import.meta.dirname, 'helpers', 'module-graph-child.ts');
+
+/** What importing `entry` (relative to the repository) resolves and maps, in a fresh process. */
+async function moduleGraph(entry: string): Promise<ModuleGraph> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', CHILD, entry], { cwd: ROOT });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as ModuleGraph;
+}
+
+const duckdbModules = (graph: ModuleGraph): string[] =>
+  graph.modules.filter((m) => m.specifier.includes('@duckdb') || m.url.includes('/@duckdb/')).map((m) => m.url);
+
+describe('layers', () => {
+  it.each([
+    ['the router', 'src/serve/server.ts', 'src/serve/'],
+    ['the wallet client', 'src/client/index.ts', 'src/domain/privacy.ts'],
+  ])('%s never loads DuckDB: no @duckdb module in its import graph and no DuckDB library mapped', async (_name, entry, seen) => {
+    const graph = await moduleGraph(entry);
+    // The hook saw the graph (else an empty list would pass).
+    expect(graph.modules.some((m) => m.url.includes(seen))).toBe(true);
+    expect(duckdbModules(graph)).toEqual([]);
+    expect(graph.duckdbLibraries).toEqual([]);
+  });
+
+  it('the check sees DuckDB where it is loaded: the exporter', async () => {
+    const graph = await moduleGraph('src/export/export.ts');
+    expect(duckdbModules(graph).length).toBeGreaterThan(0);
+    expect(graph.duckdbLibraries.length).toBeGreaterThan(0);
+  });
+});
