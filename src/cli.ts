@@ -2,18 +2,13 @@ import { existsSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { remoteText } from './chain/errors.js';
 import { envInteger, parseDuration, parseWholeNumber, resolveConfig, UsageError, type CommonOptions, type ResolvedConfig } from './config.js';
-import { runJobs, runJobsEvery, type JobOptions } from './job.js';
-import { openSource, type SourceOptions } from './sources.js';
+import type { JobOptions } from './job.js';
+import type { SourceOptions } from './sources.js';
 import { consoleProgress } from './progress.js';
-import { Db } from './store/db.js';
-import { scanChain } from './store/scan.js';
-import { analyze } from './analysis/analyze.js';
+import type { Db } from './store/db.js';
 import { formatProblem, formatVerdict, isOk, verifyRelease } from './export/verify.js';
 import { packageVersion } from './version.js';
-import { importLabels } from './analysis/labels.js';
-import { exportRelease } from './export/export.js';
 import { DEFAULT_CACHE_SECONDS, startServer } from './serve/server.js';
-import { runDemo } from './demo.js';
 import { loadConfigFile } from './config-file.js';
 import { DEFAULT_KEEP_RELEASES } from './domain/model.js';
 
@@ -75,6 +70,7 @@ async function withDb<T>(config: ResolvedConfig, work: (db: Db) => Promise<T>, e
     throw new UsageError(`database ${config.dbPath} does not exist; run \`pegscope scan --network ${config.network.name}\` (or \`pegscope job\`) first, `
       + 'which creates it, or give --db the file scan wrote');
   }
+  const { Db } = await import('./store/db.js');
   const db = await Db.open(config.dbPath);
   try {
     return await work(db);
@@ -94,6 +90,7 @@ export function buildProgram(): Command {
   withSource(withNode(withCommon(program.command('scan').description('read new blocks into DuckDB'))))
     .action(async (flags: SourceFlags) => {
       const config = resolveConfig(flags);
+      const [{ openSource }, { scanChain }] = await Promise.all([import('./sources.js'), import('./store/scan.js')]);
       const source = openSource(config, sourceOptions(flags));
       try {
         const result = await withDb(config, (db) => scanChain(db, source, { to: flags.to, allowSyncing: flags.allowSyncing, progress: consoleProgress(), log }));
@@ -107,6 +104,7 @@ export function buildProgram(): Command {
   withCommon(program.command('analyze').description('recompute every derived table atomically'))
     .action(async (flags: CommonOptions) => {
       const config = resolveConfig(flags);
+      const { analyze } = await import('./analysis/analyze.js');
       await withDb(config, async (db) => { await analyze(db, { log }); }, true);
     });
 
@@ -114,6 +112,7 @@ export function buildProgram(): Command {
     .option('--keep <n>', 'complete releases to keep; once there are that many, the oldest is recycled into the next export', parseInteger('--keep', 1, MAX_KEEP), DEFAULT_KEEP_RELEASES)
     .action(async (flags: CommonOptions & { keep: number }) => {
       const config = resolveConfig(flags);
+      const { exportRelease } = await import('./export/export.js');
       await withDb(config, (db) => exportRelease(db, { outDir: config.outDir, keep: flags.keep, progress: consoleProgress(), log }), true);
     });
 
@@ -125,6 +124,7 @@ export function buildProgram(): Command {
     .action(async (flags: SourceFlags & JobOptions & { every?: string; config?: string }) => {
       const configs = flags.config ? loadConfigFile(flags.config).map((site) => site.config) : [resolveConfig(flags)];
       const options: JobOptions = { ...sourceOptions(flags), to: flags.to, allowSyncing: flags.allowSyncing, keep: flags.keep, labels: flags.labels, log };
+      const { runJobs, runJobsEvery } = await import('./job.js');
       await (flags.every ? runJobsEvery(configs, options, flags.every) : runJobs(configs, options));
     });
 
@@ -155,6 +155,7 @@ export function buildProgram(): Command {
     .argument('<files...>', 'label files')
     .action(async (files: string[], flags: CommonOptions) => {
       const config = resolveConfig(flags);
+      const { importLabels } = await import('./analysis/labels.js');
       const result = await withDb(config, (db) => importLabels(db, files, config.network), true);
       for (const r of result.rejected) log(`rejected ${r.file}:${r.line}: ${r.reason}`);
       log(`labels: ${result.imported} imported, ${result.ignored} placeholders ignored, ${result.rejected.length} rejected`);
@@ -176,7 +177,10 @@ export function buildProgram(): Command {
   program.command('demo').description('run the job on the built-in demo chain, then serve it (what `npm start` does)')
     .option('--port <n>', `port (env PEGSCOPE_PORT, default ${DEFAULT_PORT})`, parseInteger('--port', 0, MAX_PORT))
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .action(async (flags: { port?: number; host: string }) => { await runDemo({ host: flags.host, port: portOf(flags), log }); });
+    .action(async (flags: { port?: number; host: string }) => {
+      const { runDemo } = await import('./demo.js');
+      await runDemo({ host: flags.host, port: portOf(flags), log });
+    });
 
   return program;
 }

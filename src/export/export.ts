@@ -21,7 +21,8 @@ import { redirectsFile, headersFile, nginxSnippet } from './configs.js';
 import { writeDumps } from './dumps.js';
 import { wrapJsonSql } from './wrap-json-sql.js';
 import { ANALYSED, DROP_WORK_TABLES, exportSql } from './sql.js';
-import { DOCS_INDEX, hasIndexes, MANIFEST_FILE, writeManifest } from './manifest.js';
+import { hasIndexes, writeManifest } from './manifest.js';
+import { DOCS_INDEX, MANIFEST_FILE } from './release-files.js';
 import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease } from './publish.js';
 import { GZ_MIN, ReleaseWriter, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
 

@@ -7,11 +7,7 @@ import { toJson } from '../api/json.js';
 import { sqlString, type Db } from '../store/db.js';
 import { exportSql } from './sql.js';
 
-export const MANIFEST_FILE = 'manifest.json';
-/** The manifest's rows as Parquet (plus document keys): what the next export joins against instead of parsing JSON. */
-export const FILES_INDEX = 'data/files.parquet';
-/** Per-query documents: kind, q, md5 of the body and the stamp of the analysis that last changed it. */
-export const DOCS_INDEX = 'data/docs.parquet';
+import { DOCS_INDEX, FILES_INDEX } from './release-files.js';
 
 /** Whether a release has the indexes an export needs to carry its unchanged files over (older releases lack them). */
 export const hasIndexes = (dir: string): boolean => existsSync(join(dir, FILES_INDEX)) && existsSync(join(dir, DOCS_INDEX));

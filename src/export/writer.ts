@@ -6,7 +6,7 @@ import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import { wrapJson, type AnalysisStamp } from '../api/envelope.js';
 import { sqlString, type AppendColumn, type Db, type RowAppender, type SqlParams } from '../store/db.js';
 import { FileQueue } from './file-queue.js';
-import { FILES_INDEX, MANIFEST_FILE } from './manifest.js';
+import { FILES_INDEX, MANIFEST_FILE } from './release-files.js';
 import { exportSql } from './sql.js';
 
 const gzipAsync = promisify(gzip);
