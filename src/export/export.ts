@@ -19,6 +19,7 @@ import * as block from '../api/block.js';
 import { indexDocument } from '../api/index.js';
 import { redirectsFile, headersFile, nginxSnippet } from './configs.js';
 import { writeDumps } from './dumps.js';
+import { writeSeries } from './series.js';
 import { wrapJsonSql } from './wrap-json-sql.js';
 import { DOCS_INDEX, hasIndexes, MANIFEST_FILE, writeManifest } from './manifest.js';
 import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease } from './publish.js';
@@ -101,6 +102,7 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
 async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previous: string | null, progress: Progress): Promise<number> {
   await db.exec(trace.NODES_SQL);
   await writeEndpointDocuments(db, writer, stamp);
+  await writeSeries(db, writer, stamp);
   // Both run to the end even when one fails, so nothing writes into the release after it is removed.
   const [documents, dumps] = await Promise.allSettled([writeQueryDocuments(db, writer, stamp, previous, progress), writeDumps(db, writer)]);
   if (documents.status === 'rejected') throw documents.reason;
