@@ -19,6 +19,7 @@ import * as block from '../api/block.js';
 import { indexDocument } from '../api/index.js';
 import { redirectsFile, headersFile, nginxSnippet } from './configs.js';
 import { writeDumps } from './dumps.js';
+import { EXPLORER_MISSING, writeExplorer } from './explorer.js';
 import { writeSeries } from './series.js';
 import { wrapJsonSql } from './wrap-json-sql.js';
 import { DOCS_INDEX, hasIndexes, MANIFEST_FILE, writeManifest } from './manifest.js';
@@ -77,6 +78,7 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
   try {
     writer = await ReleaseWriter.open(db, tmpDir, { previousDir: incremental ? previous : null, recycled: recycled !== null });
     const skipped = await writeTree(db, writer, stamp, previous, progress);
+    if (!await writeExplorer(writer)) log(EXPLORER_MISSING);
     if (skipped > 0) log(`skipped ${skipped} queries that are not a valid ${stamp.network} address or txid (never used as file names)`);
     await writer.finish();
     counts = await writer.counts();

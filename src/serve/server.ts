@@ -13,6 +13,8 @@ import { answer, type CachePolicy, type Reply } from './answer.js';
 import { FileCache, ReleaseUnavailable, Site, type CachedFile, type Release } from './release.js';
 import { clientIp, clientKey, hashKey, loadKeys, SlidingWindowLimiter, type ApiKey, type RateDecision } from './ratelimit.js';
 import { echo, isEndpointName, validateParams } from './validate.js';
+import { ASSET_CACHE_CONTROL } from '../api/explorer.js';
+import { explorerMissing, explorerRoute, type ExplorerFile } from './explorer.js';
 
 export interface ServeOptions {
   sites: { network: NetworkName; outDir: string; hostnames?: string[] }[];
@@ -85,6 +87,7 @@ type Route =
   | { kind: 'file'; rel: 'api/index.json' | 'api/amounts.json' }
   | { kind: 'endpoint'; name: string; search: URLSearchParams; reserved: string[] }
   | { kind: 'static' }
+  | ExplorerFile
   | { kind: 'error'; status: number; message: string };
 
 /** Maps a request target onto a route; only these shapes ever reach the file system. */
@@ -110,6 +113,9 @@ export function route(target: string): Route {
   if (path === '/api/amounts.json' || path === '/api/amounts') {
     return q === -1 ? { kind: 'file', rel: 'api/amounts.json' } : { kind: 'error', status: 400, message: 'the amount table takes no parameters' };
   }
+  // The explorer page, and the documents it reads by file name.
+  const page = explorerRoute(path);
+  if (page) return page;
   const match = /^\/api\/([^/]+)$/.exec(path);
   if (match) return { kind: 'endpoint', name: match[1]!, search, reserved: [] };
   if (path === '/manifest.json' || DUMP_PATH.test(path)) return q === -1 ? { kind: 'static' } : { kind: 'error', status: 400, message: 'files take no parameters' };
@@ -243,6 +249,7 @@ class Router {
     if (!release) throw unavailable;
     res.setHeader('X-Pegscope-Release', release.id);
     if (r.kind === 'static') return this.serveStatic(req, res, release);
+    if (r.kind === 'explorer') return this.serveExplorer(req, res, site, release, r);
     let reply: Reply;
     if (r.kind === 'file') {
       const file = site.file(release, r.rel);
@@ -308,6 +315,13 @@ class Router {
       this.opts.log?.(`static file error: ${err.message}`);
       if (!res.headersSent) this.error(req, res, 503, 'the release file cannot be read');
     });
+  }
+
+  private serveExplorer(req: IncomingMessage, res: ServerResponse, site: Site, release: Release, page: ExplorerFile): void {
+    const file = site.file(release, page.rel);
+    if (!file) return this.error(req, res, 404, explorerMissing(`/${page.rel}`));
+    for (const [name, value] of Object.entries(page.headers)) res.setHeader(name, value);
+    this.send(req, res, 200, file, page.type, page.immutable ? ASSET_CACHE_CONTROL : this.cacheControl('analysis'));
   }
 
   private reply(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
