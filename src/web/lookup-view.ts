@@ -13,8 +13,15 @@ let source: Promise<LookupSource> | null = null;
 
 /** The lookup source of this mirror, decided once per page load. */
 export function lookupSource(): Promise<LookupSource> {
-  source ??= openLookup(new URL('.', location.href).href, (url) => fetch(url));
+  source ??= openLookup(new URL('.', location.href).href, readWhole);
   return source;
+}
+
+/** fetch for the lookups, reading every body (an error's too) so no response is left open. */
+async function readWhole(url: string): Promise<{ ok: boolean; status: number; text(): Promise<string> }> {
+  const response = await fetch(url);
+  const text = await response.text();
+  return { ok: response.ok, status: response.status, text: async () => text };
 }
 
 /** Says how lookups travel: privately through ranges, or by key (visible, with the reason). */
