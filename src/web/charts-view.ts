@@ -118,7 +118,16 @@ function draw(spec: ChartSpec, c: Colors): void {
   const plot = document.querySelector(`#${spec.id} .plot`) as HTMLElement;
   const width = Math.max(280, plot.clientWidth);
   const chart = new uPlot({ ...spec.options(c), width, height: HEIGHT, legend: { show: false } }, spec.data, plot);
-  new ResizeObserver(() => chart.setSize({ width: Math.max(280, plot.clientWidth), height: HEIGHT })).observe(plot);
+  const resize = new ResizeObserver(() => {
+    // Gone with the page it was drawn on.
+    if (!plot.isConnected) {
+      resize.disconnect();
+      chart.destroy();
+      return;
+    }
+    chart.setSize({ width: Math.max(280, plot.clientWidth), height: HEIGHT });
+  });
+  resize.observe(plot);
 }
 
 function sum(values: readonly number[]): number {

@@ -10,19 +10,13 @@ import type { LinksDocument } from '../api/links.js';
 import type { SeriesDocument, SeriesName } from '../api/series.js';
 import type { AmountTable } from '../client/index.js';
 
-export class FetchError extends Error {
-  constructor(readonly path: string, readonly status: number, message: string) {
-    super(message);
-  }
-}
-
-/** GET a path relative to the page; a non-2xx answer is a FetchError with the server's message. */
+/** GET a path relative to the page; a non-2xx answer is an error with the server's message. */
 export async function getText(path: string): Promise<string> {
   let response: Response;
   try {
     response = await fetch(path);
   } catch (err) {
-    throw new FetchError(path, 0, `${path} could not be fetched (${(err as Error).message}); check the connection to this mirror`);
+    throw new Error(`${path} could not be fetched (${(err as Error).message}); check the connection to this mirror`);
   }
   const text = await response.text();
   if (!response.ok) {
@@ -32,7 +26,7 @@ export async function getText(path: string): Promise<string> {
     } catch {
       // Not a JSON error body (a plain host's 404 page): the status says enough.
     }
-    throw new FetchError(path, response.status, `${path} answered ${response.status}${detail}`);
+    throw new Error(`${path} answered ${response.status}${detail}`);
   }
   return text;
 }

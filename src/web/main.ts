@@ -31,8 +31,13 @@ const PAGES: Record<string, { title: string; render: Render }> = {
 function routeOf(hash: string): [string, string[]] | null {
   if (hash === '' || hash === '#') return ['', []];
   if (!hash.startsWith('#/')) return null;
-  const [page = '', ...args] = hash.slice(2).split('/').map(decodeURIComponent);
-  return [page, args];
+  try {
+    const [page = '', ...args] = hash.slice(2).split('/').map(decodeURIComponent);
+    return [page, args];
+  } catch {
+    // A malformed %-escape: no page of ours.
+    return ['?', []];
+  }
 }
 
 let rendering = 0;
