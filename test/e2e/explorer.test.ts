@@ -182,6 +182,13 @@ async function unreachedByTab(page: Page): Promise<string[]> {
   return page.evaluate((seen) => [...document.querySelectorAll('[data-tab]')].map((el) => el.getAttribute('data-tab')!).filter((t) => !seen.includes(t)), [...reached]);
 }
 
+/** Inputs a screen reader could not name. */
+function unlabelledInputs(page: Page): Promise<string[]> {
+  return page.$$eval('input, select, textarea', (els) => els
+    .filter((el) => !(el as HTMLInputElement).labels?.length && !el.getAttribute('aria-label'))
+    .map((el) => el.outerHTML.slice(0, 80)));
+}
+
 /** Numbers as the dashboard prints them: "4,918", "49,265.80371186 rLTC". */
 const parseShown = (text: string): number => Number(text.replace(/,/g, '').replace(/\s*[a-zA-Z]+$/, ''));
 
@@ -205,6 +212,16 @@ describe.runIf(enabled).each(servers)('the explorer served by %s', (server) => {
     expect(await v.page.textContent('#banner')).toMatch(/Simulated data/);
     expect(await v.page.textContent('footer')).toMatch(/Data from pegscope.*CC BY 4\.0.*AGPL-3\.0/s);
     expect(await unreachedByTab(v.page)).toEqual([]);
+
+    // The links table: its CSV in API order is the API's; a column heading sorts it.
+    const [download] = await Promise.all([v.page.waitForEvent('download'), v.page.click('button[data-download="pegscope-links.csv"]')]);
+    expect(readFileSync((await download.path())!, 'utf8')).toBe(await apiText('/api/links?format=csv'));
+    await v.page.click('button.sort[data-sort=block_gap]');
+    expect(await v.page.getAttribute('th:has(button[data-sort=block_gap])', 'aria-sort')).toBe('ascending');
+    const gaps = await v.page.$$eval('.links-table tbody tr td:nth-child(4)', (tds) => tds.map((td) => Number(td.textContent!.replace(/,/g, ''))));
+    expect(gaps.length).toBeGreaterThan(10);
+    expect(gaps).toEqual([...gaps].sort((a, b) => a - b));
+    expect(await unlabelledInputs(v.page)).toEqual([]);
     await done(v, server, 'dashboard');
   });
 
@@ -230,6 +247,7 @@ describe.runIf(enabled).each(servers)('the explorer served by %s', (server) => {
       expect(v.requests.filter((url) => url.includes(amount)), amount).toEqual([]);
     }
     expect(await unreachedByTab(v.page)).toEqual([]);
+    expect(await unlabelledInputs(v.page)).toEqual([]);
     await done(v, server, 'privacy');
   });
 
