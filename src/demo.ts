@@ -23,6 +23,7 @@ export async function runDemo(opts: DemoOptions): Promise<void> {
   process.stdout.write([
     '',
     `pegscope is serving the simulated demo chain at ${api}`,
+    `The explorer page: ${server.url}/`,
     'Try:',
     `  curl '${api}/stats'`,
     `  curl '${api}/privacy?amount=1.5'`,

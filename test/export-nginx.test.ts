@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -8,13 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/store/db.js';
 import { exportRelease } from '../src/export/export.js';
 import { analysedDb } from './helpers/export-pipeline.js';
-import { freePort } from './helpers/net.js';
-
-const NGINX = '/usr/sbin/nginx';
+import { nginxAvailable, startNginx, type RunningNginx } from './helpers/nginx.js';
 
 let work: string;
 let db: Db;
-let nginx: ChildProcess | undefined;
+let nginx: RunningNginx | undefined;
 let port: number;
 let root: string;
 
@@ -32,19 +29,6 @@ function get(path: string, headers: Record<string, string> = {}): Promise<Fetche
   });
 }
 
-async function waitForNginx(): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (nginx?.exitCode !== null) break;
-    try {
-      await get('/api');
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  throw new Error(`nginx did not answer on port ${port}: ${readFileSync(join(work, 'error.log'), 'utf8')}`);
-}
-
 /** /api/index.json → its bytes on disk. */
 const file = (rel: string): Buffer => readFileSync(join(root, rel));
 
@@ -53,35 +37,13 @@ beforeAll(async () => {
   ({ db } = await analysedDb(':memory:', 3, 1_800, 1_800_000_000));
   const release = await exportRelease(db, { outDir: join(work, 'out') });
   root = join(work, 'out', 'current');
-  port = await freePort();
-  mkdirSync(join(work, 'logs'));
-  writeFileSync(join(work, 'nginx.conf'), `
-worker_processes 1;
-pid ${join(work, 'nginx.pid')};
-error_log ${join(work, 'error.log')} warn;
-events { worker_connections 64; }
-http {
-  include /etc/nginx/mime.types;
-  access_log off;
-  client_body_temp_path ${work}/body; proxy_temp_path ${work}/proxy; fastcgi_temp_path ${work}/fcgi;
-  uwsgi_temp_path ${work}/uwsgi; scgi_temp_path ${work}/scgi;
-  server {
-    listen 127.0.0.1:${port};
-    root ${root};
-    include ${join(release.dir, 'nginx.conf')};
-  }
-}
-`);
-  nginx = spawn(NGINX, ['-p', work, '-c', join(work, 'nginx.conf'), '-e', join(work, 'error.log'), '-g', 'daemon off; user root;'], { stdio: 'ignore' });
-  await waitForNginx();
+  if (!nginxAvailable()) return;
+  nginx = await startNginx(work, root, join(release.dir, 'nginx.conf'));
+  port = nginx.port;
 }, 300_000);
 
 afterAll(async () => {
-  if (nginx?.pid && nginx.exitCode === null && nginx.signalCode === null) {
-    const exited = new Promise((r) => nginx!.once('exit', r));
-    nginx.kill('SIGQUIT');
-    await exited;
-  }
+  await nginx?.stop();
   db?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
@@ -110,7 +72,7 @@ function redirectsTarget(rules: string, url: string): string | null {
 }
 
 describe('the exported nginx snippet serves the release tree', () => {
-  it.runIf(existsSync(NGINX))('answers a trace by ?q=, by /api/trace/<q> and through /api?endpoint=', async () => {
+  it.runIf(nginxAvailable())('answers a trace by ?q=, by /api/trace/<q> and through /api?endpoint=', async () => {
     const q = JSON.parse(file('data/links.json').toString()).links[0].pegout_address as string;
     const want = file(`api/trace/${q}.json`);
     for (const path of [`/api/trace?q=${q}`, `/api/trace/${q}`, `/api?endpoint=trace&q=${q}`, `/api.php?endpoint=trace&q=${q}`]) {
@@ -126,7 +88,7 @@ describe('the exported nginx snippet serves the release tree', () => {
     expect(csv.body.equals(file(`api/trace/${q}.csv`))).toBe(true);
   });
 
-  it.runIf(existsSync(NGINX))('answers default documents, the index and the amount table', async () => {
+  it.runIf(nginxAvailable())('answers default documents, the index and the amount table', async () => {
     expect((await get('/api')).body.equals(file('api/index.json'))).toBe(true);
     expect((await get('/api/links')).body.equals(file('api/links.json'))).toBe(true);
     expect((await get('/api?endpoint=stats')).body.equals(file('api/stats.json'))).toBe(true);
@@ -136,7 +98,7 @@ describe('the exported nginx snippet serves the release tree', () => {
     expect((await get(`/api/block?q=${height}`)).body.equals(file(`api/block/${height}.json`))).toBe(true);
   });
 
-  it.runIf(existsSync(NGINX))('the _redirects rules map the same URLs onto the same files as nginx', async () => {
+  it.runIf(nginxAvailable())('the _redirects rules map the same URLs onto the same files as nginx', async () => {
     const rules = file('_redirects').toString();
     const top = JSON.parse(file('data/links.json').toString()).links[0];
     const urls = [
@@ -153,13 +115,13 @@ describe('the exported nginx snippet serves the release tree', () => {
     }
   });
 
-  it.runIf(existsSync(NGINX))('serves the precompressed sibling to gzip clients', async () => {
+  it.runIf(nginxAvailable())('serves the precompressed sibling to gzip clients', async () => {
     const res = await get('/api/links', { 'accept-encoding': 'gzip' });
     expect(res.headers['content-encoding']).toBe('gzip');
     expect(gunzipSync(res.body).equals(file('api/links.json'))).toBe(true);
   });
 
-  it.runIf(existsSync(NGINX))('refuses a q that could reach outside the tree and answers JSON errors', async () => {
+  it.runIf(nginxAvailable())('refuses a q that could reach outside the tree and answers JSON errors', async () => {
     const bad = await get('/api/trace?q=..%2F..%2Fmanifest');
     expect(bad.status).toBe(400);
     expect(JSON.parse(bad.body.toString())).toMatchObject({ version: '1', error: expect.stringMatching(/q must be/) });

@@ -264,7 +264,7 @@ describe('validation (400 naming the parameter and what is allowed)', () => {
 
 describe('statuses', () => {
   it('404 for unknown endpoints and paths, never a dotfile or a file outside the tree', async () => {
-    for (const path of ['/api/nope', '/api?endpoint=nope', '/', '/index.html', '/api/trace/x.json', '/.secret', '/api/.secret.json', '/api/.secret', '/api/../.secret', '/%2e%2e/SECRET.txt', '/../SECRET.txt', '/dumps/../../../SECRET.txt', '/.env', '/current/api/stats.json', '/releases/r1/api/stats.json']) {
+    for (const path of ['/api/nope', '/api?endpoint=nope', '/assets/nope.js', '/assets/../manifest.json', '/api/trace/x.json', '/.secret', '/api/.secret.json', '/api/.secret', '/api/../.secret', '/%2e%2e/SECRET.txt', '/../SECRET.txt', '/dumps/../../../SECRET.txt', '/.env', '/current/api/stats.json', '/releases/r1/api/stats.json']) {
       const res = await get(base, path);
       expect(res.status, path).toBe(404);
       expect(res.json.error).toBeTruthy();

@@ -1,7 +1,7 @@
 import { ENDPOINTS, numericParam } from './params.js';
 import { ref, responseSchema } from './common-schema.js';
 import { document, type AnalysisStamp, type Envelope } from './envelope.js';
-import { toCsv } from './csv.js';
+import { linksCsvOf } from './csv-rows.js';
 
 export const spec = ENDPOINTS.links;
 /** How many links data/links.json holds: the largest `limit` (SPEC §3). */
@@ -38,8 +38,5 @@ export function sliceLinks(top: LinksDocument, minConfidence: number, limit: num
 }
 
 export function linksCsv(doc: LinksDocument): string {
-  return toCsv(spec.csvColumns ?? [], doc.links.map((l) => [
-    l.confidence, l.risk_score, l.pegout_txid, l.pegout_amount, l.pegout_address, l.pegout_entity,
-    l.pegout_category, l.pegin_txid, l.pegin_amount, l.block_gap, l.candidate_count,
-  ]));
+  return linksCsvOf(doc.links);
 }

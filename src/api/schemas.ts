@@ -12,6 +12,7 @@ import * as peginAmounts from './pegin_amounts.js';
 import * as pegoutAmounts from './pegout_amounts.js';
 import * as block from './block.js';
 import * as apiIndex from './index.js';
+import { SCHEMAS as SERIES_SCHEMAS, SERIES_NAMES, seriesPath } from './series.js';
 
 /** Every response schema, by endpoint: what the router answers and the export writes. */
 export const ENDPOINT_SCHEMAS: Record<EndpointName, JsonSchema> = {
@@ -63,6 +64,7 @@ export const MANIFEST_SCHEMA: JsonSchema = {
 export function schemaFiles(): Record<string, JsonSchema> {
   const files: Record<string, JsonSchema> = { 'common.json': COMMON_SCHEMA, 'error.json': ERROR_SCHEMA, 'index.json': apiIndex.schema, 'amounts.json': AMOUNT_TABLE_SCHEMA, 'manifest.json': MANIFEST_SCHEMA };
   for (const [name, schema] of Object.entries(ENDPOINT_SCHEMAS)) files[`${name}.json`] = schema;
+  for (const name of SERIES_NAMES) files[`series-${name}.json`] = SERIES_SCHEMAS[name];
   files['openapi.json'] = openApiDocument();
   return files;
 }
@@ -106,6 +108,10 @@ export function openApiDocument(): JsonSchema {
   }
   paths['/api'] = { get: { operationId: 'index', summary: 'index of endpoints, disclaimer, license', responses: { 200: { description: 'the index', content: { 'application/json': { schema: { $ref: 'index.json' } } } } } } };
   paths['/api/amounts.json'] = { get: { operationId: 'amounts', summary: 'amount table for offline privacy scoring', responses: { 200: { description: 'the amount table', content: { 'application/json': { schema: { $ref: 'amounts.json' } } } } } } };
+  for (const name of SERIES_NAMES) {
+    const title = String(SERIES_SCHEMAS[name].title);
+    paths[`/${seriesPath(name)}`] = { get: { operationId: `series_${name}`, summary: title, responses: { 200: { description: title, content: { 'application/json': { schema: { $ref: `series-${name}.json` } } } } } } };
+  }
   return {
     openapi: '3.1.0',
     $id: `${SCHEMA_BASE}openapi.json`,

@@ -1,7 +1,8 @@
 import { ENDPOINTS } from './params.js';
 import { ref, responseSchema, objectOf, nullableOf } from './common-schema.js';
 import { document, type AnalysisStamp, type Envelope } from './envelope.js';
-import { toCsv, type CsvCell } from './csv.js';
+
+export { traceCsv, traceCsvRows } from './csv-rows.js';
 
 export const spec = ENDPOINTS.trace;
 
@@ -15,8 +16,17 @@ export interface PegoutLink {
   confidence: number; block_gap: number; candidate_count: number; reasons: string[];
 }
 export interface Attribution { entity: string; category: string; via: 'direct' | 'cluster'; confidence: number; cluster_id: string | null }
-export interface PeginNode { txid: string; vout: number; amount: number; links: PeginLink[]; [field: string]: unknown }
-export interface PegoutNode { txid: string; vout: number; amount: number; address: string | null; attribution: Attribution | null; links: PegoutLink[]; [field: string]: unknown }
+export interface PeginNode {
+  txid: string; vout: number; block_height: number; block_time: number; amount: number; source_address: string | null;
+  input_count: number; inputs: { address: string | null; value: number; attribution: Attribution | null }[];
+  links: PeginLink[];
+  score: { privacy_score: number; anonymity_set: number; max_link_confidence: number | null; reasons: string[] } | null;
+}
+export interface PegoutNode {
+  txid: string; vout: number; block_height: number; block_time: number; amount: number; address: string | null;
+  attribution: Attribution | null; links: PegoutLink[];
+  score: { risk_score: number; dest_category: string | null; traceability: number | null; reasons: string[] } | null;
+}
 export type TraceType = 'address' | 'pegin_tx' | 'pegout_tx' | 'not_found';
 export interface Trace {
   query: string; type: TraceType; attribution: Attribution | null;
@@ -39,30 +49,4 @@ export const schema = responseSchema('trace', 'trace', {
 /** The answer for a well-formed q the data does not know (SPEC §3: 200, not_found). */
 export function notFoundTrace(stamp: AnalysisStamp, query: string): TraceDocument {
   return document(stamp, { trace: { query, type: 'not_found', attribution: null, cluster: null, pegins: [], pegouts: [] } });
-}
-
-/**
- * CSV rows of a trace: one per link, seen from its side; a peg without links
- * still gets one row with the other side empty.
- */
-export function traceCsvRows(trace: Trace): CsvCell[][] {
-  const rows: CsvCell[][] = [];
-  for (const pegin of trace.pegins) {
-    if (pegin.links.length === 0) rows.push(['pegin', pegin.txid, pegin.amount, null, null, null, null, null]);
-    for (const l of pegin.links) {
-      rows.push(['pegin', pegin.txid, pegin.amount, l.pegout_txid, l.pegout_amount, l.pegout_address, l.pegout_entity, l.confidence]);
-    }
-  }
-  for (const pegout of trace.pegouts) {
-    const entity = pegout.attribution?.entity ?? null;
-    if (pegout.links.length === 0) rows.push(['pegout', null, null, pegout.txid, pegout.amount, pegout.address, entity, null]);
-    for (const l of pegout.links) {
-      rows.push(['pegout', l.pegin_txid, l.pegin_amount, pegout.txid, pegout.amount, pegout.address, entity, l.confidence]);
-    }
-  }
-  return rows;
-}
-
-export function traceCsv(trace: Trace): string {
-  return toCsv(spec.csvColumns ?? [], traceCsvRows(trace));
 }

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { base58check as makeBase58check, bech32, bech32m, hex } from '@scure/base';
+import { sha256 } from '../chain/sha256.js';
 import type { NetworkParams } from './network.js';
 
-const sha256 = (data: Uint8Array): Uint8Array => createHash('sha256').update(data).digest();
-const base58check = makeBase58check(sha256);
+// The pure-JS sha256 (no node:crypto), so the explorer page bundles this same checksum code for the browser.
+const base58check = makeBase58check((data: Uint8Array) => sha256(data));
 
 /** Litecoin Core's name for a script's type (scriptPubKey.type). */
 export type ScriptType =

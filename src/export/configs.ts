@@ -1,5 +1,6 @@
 import { API_VERSION, ENDPOINTS, type EndpointName } from '../api/params.js';
 import { toJson } from '../api/json.js';
+import { explorerHeaders, explorerNginx } from './explorer.js';
 
 /**
  * Rewrite configs that let a static host answer the API from the tree alone:
@@ -56,6 +57,7 @@ export function headersFile(): string {
     '  Content-Type: text/csv; charset=utf-8',
     '/dumps/*',
     '  Cache-Control: public, max-age=3600',
+    ...explorerHeaders(),
     '',
   ].join('\n');
 }
@@ -117,6 +119,7 @@ location ~ \\.csv$ {
     try_files $uri =404;
 }
 
+${explorerNginx()}
 location / {
     try_files $uri =404;
 }

@@ -19,6 +19,8 @@ import { indexDocument } from '../api/index.js';
 import { toJson as json } from '../api/json.js';
 import { redirectsFile, headersFile, nginxSnippet } from './configs.js';
 import { writeDumps } from './dumps.js';
+import { EXPLORER_MISSING, writeExplorer } from './explorer.js';
+import { writeSeries } from './series.js';
 import { wrapJsonSql } from './wrap-json-sql.js';
 import { ANALYSED, DROP_WORK_TABLES, exportSql } from './sql.js';
 import { hasIndexes, writeManifest } from './manifest.js';
@@ -98,6 +100,7 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
     await step('started');
     writer = await ReleaseWriter.open(db, tmpDir, { previousDir: incremental ? previous : null, recycled: recycled !== null });
     const skipped = await writeTree(db, writer, stamp, previous, progress, step);
+    if (!await writeExplorer(writer)) log(EXPLORER_MISSING);
     if (skipped > 0) log(`skipped ${skipped} queries that are not a valid ${stamp.network} address or txid (never used as file names)`);
     await writer.finish();
     await step('tree');
@@ -128,6 +131,7 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, pr
   await db.exec(ANALYSED);
   await db.exec(NODES);
   await writeEndpointDocuments(db, writer, stamp);
+  await writeSeries(db, writer, stamp);
   await step('endpoints');
   // Both run to the end even when one fails, so nothing writes into the release after it is removed.
   const [documents, dumps] = await Promise.allSettled([

@@ -6,6 +6,7 @@
 import { ENDPOINTS } from '../api/params.js';
 import type { NetworkParams } from '../domain/network.js';
 import { echo, isEndpointName, validateParams, type ValidRequest } from './validate.js';
+import { explorerRoute, type ExplorerFile } from './explorer.js';
 
 const MAX_URL_BYTES = 2048;
 /** Served as they are, streamed with ranges: the manifest and the bulk dumps. */
@@ -15,6 +16,7 @@ export type Route =
   | { kind: 'file'; rel: 'api/index.json' | 'api/amounts.json' }
   | { kind: 'endpoint'; request: ValidRequest }
   | { kind: 'static'; rel: string }
+  | ExplorerFile
   | RouteError;
 
 export interface RouteError {
@@ -53,6 +55,9 @@ export function route(target: string, network: NetworkParams): Route {
   if (path === '/api/amounts.json' || path === '/api/amounts') {
     return q === -1 ? { kind: 'file', rel: 'api/amounts.json' } : error(400, 'the amount table takes no parameters');
   }
+  // The explorer page, and the documents it reads by file name.
+  const page = explorerRoute(path);
+  if (page) return page;
   const named = /^\/api\/([^/]+)$/.exec(path);
   if (named) return endpoint(named[1]!, search, network, []);
   const file = STATIC_PATH.exec(path);

@@ -15,6 +15,8 @@ import { answerClientError, bodyOf, contentType, preflight, refuseSocket, sendBo
 import { ENTRY_OVERHEAD_BYTES, FileCache, ReleaseUnavailable, Site, type CachedFile, type Release } from './release.js';
 import { clientIp, clientKey, hashKey, loadKeys, SlidingWindowLimiter, type ApiKey, type RateDecision } from './ratelimit.js';
 import { route, siteFor, targetError } from './route.js';
+import { ASSET_CACHE_CONTROL } from '../api/explorer.js';
+import { explorerMissing, type ExplorerFile } from './explorer.js';
 
 /** Seconds a response stays fresh in caches by default; `pegscope serve --cache` defaults to it too. */
 export const DEFAULT_CACHE_SECONDS = 300;
@@ -222,6 +224,7 @@ class Router {
     const release = site.current();
     res.setHeader('X-Pegscope-Release', release.id);
     if (r.kind === 'static') return this.sendStatic(req, res, site, release, r.rel);
+    if (r.kind === 'explorer') return this.sendExplorer(req, res, site, release, r);
 
     const key = `${release.key}\n${target}`;
     const hit = this.answers.get(key);
@@ -265,6 +268,13 @@ class Router {
     const file = await site.open(release, rel);
     if (!file) return sendError(req, res, 404, `the published release ${release.id} has no ${rel}; /manifest.json lists its files`);
     await sendFile(req, res, file, staticType(rel), this.cacheControl('analysis'), this.now());
+  }
+
+  private sendExplorer(req: IncomingMessage, res: ServerResponse, site: Site, release: Release, page: ExplorerFile): void {
+    const file = site.file(release, page.rel);
+    if (!file) return sendError(req, res, 404, explorerMissing(`/${page.rel}`));
+    for (const [name, value] of Object.entries(page.headers)) res.setHeader(name, value);
+    sendBody(req, res, file, page.type, page.immutable ? ASSET_CACHE_CONTROL : this.cacheControl('analysis'));
   }
 
   private reply(req: IncomingMessage, res: ServerResponse, reply: Reply): void {

@@ -1,0 +1,70 @@
+/**
+ * The explorer page in every release: index.html and the content-hashed
+ * assets that `npm run build` bundles from src/web/ into dist/explorer/
+ * (scripts/build-web.ts), copied into the release root, plus the lines the
+ * host configs need to serve them with the page's headers.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  ASSET_CACHE_CONTROL, ASSET_NAME, ASSET_NAME_NGINX, ASSETS_DIR, CONTENT_SECURITY_POLICY, EXPLORER_INDEX, REFERRER_POLICY,
+} from '../api/explorer.js';
+import type { ReleaseWriter } from './writer.js';
+
+/** Where the build puts the page: dist/explorer/ of the package (the same path from src/export and dist/export). */
+export const EXPLORER_BUILD_DIR = fileURLToPath(new URL('../../dist/explorer/', import.meta.url));
+
+/**
+ * Copies the built page into the release (assets ≥ 4 KB get their .gz/.br
+ * siblings like every file). Returns false, writing nothing, when the page
+ * is not built: the API must not wait on it.
+ */
+export async function writeExplorer(writer: ReleaseWriter, dir = EXPLORER_BUILD_DIR): Promise<boolean> {
+  if (!existsSync(join(dir, EXPLORER_INDEX))) return false;
+  const assets = readdirSync(join(dir, ASSETS_DIR)).filter((name) => ASSET_NAME.test(name)).sort();
+  for (const rel of [EXPLORER_INDEX, ...assets.map((name) => `${ASSETS_DIR}/${name}`)]) {
+    await writer.put(rel, readFileSync(join(dir, rel)));
+  }
+  return true;
+}
+
+export const EXPLORER_MISSING = `the explorer page is not built (${EXPLORER_BUILD_DIR}${EXPLORER_INDEX} is missing), so this release has none; run \`npm run build\``;
+
+/** `_headers` rules for the page (Netlify, Cloudflare Pages). */
+export function explorerHeaders(): string[] {
+  const page = [`  Content-Security-Policy: ${CONTENT_SECURITY_POLICY}`, `  Referrer-Policy: ${REFERRER_POLICY}`];
+  return ['/', ...page, `/${EXPLORER_INDEX}`, ...page, `/${ASSETS_DIR}/*`, ...page, `  Cache-Control: ${ASSET_CACHE_CONTROL}`];
+}
+
+/**
+ * nginx locations for the page. A location with its own add_header loses
+ * the server's, so each repeats them; `types` gives the content types even
+ * where the server includes no mime.types.
+ */
+export function explorerNginx(): string {
+  const headers = (cacheControl: string): string => `    types { text/html html; text/css css; text/javascript js; }
+    charset_types text/html text/css text/javascript;
+    add_header Content-Security-Policy "${CONTENT_SECURITY_POLICY}" always;
+    add_header Referrer-Policy ${REFERRER_POLICY} always;
+    add_header Access-Control-Allow-Origin * always;
+    add_header X-Content-Type-Options nosniff always;
+    add_header Cache-Control "${cacheControl}" always;`;
+  const page = headers('public, max-age=300, stale-while-revalidate=300');
+  return `# The explorer page: index.html and its content-hashed assets.
+location = / {
+${page}
+    try_files /${EXPLORER_INDEX} =404;
+}
+
+location = /${EXPLORER_INDEX} {
+${page}
+    try_files $uri =404;
+}
+
+location ~ "^/${ASSETS_DIR}/${ASSET_NAME_NGINX}$" {
+${headers(ASSET_CACHE_CONTROL)}
+    try_files $uri =404;
+}
+`;
+}

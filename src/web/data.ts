@@ -1,0 +1,59 @@
+/**
+ * The release files the page reads, by relative path: the page works from
+ * any directory of any host (a mirror may live under a sub-path). Each file
+ * is fetched once per page load.
+ */
+import type { Envelope } from '../api/envelope.js';
+import type { StatsDocument } from '../api/stats.js';
+import type { RecommendationsDocument } from '../api/recommendations.js';
+import type { LinksDocument } from '../api/links.js';
+import type { SeriesDocument, SeriesName } from '../api/series.js';
+import type { AmountTable } from '../client/index.js';
+
+/** GET a path relative to the page; a non-2xx answer is an error with the server's message. */
+export async function getText(path: string): Promise<string> {
+  let response: Response;
+  try {
+    response = await fetch(path);
+  } catch (err) {
+    throw new Error(`${path} could not be fetched (${(err as Error).message}); check the connection to this mirror`);
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    let detail = '';
+    try {
+      detail = `: ${String((JSON.parse(text) as { error?: string }).error ?? '')}`;
+    } catch {
+      // Not a JSON error body (a plain host's 404 page): the status says enough.
+    }
+    throw new Error(`${path} answered ${response.status}${detail}`);
+  }
+  return text;
+}
+
+export async function getJson<T>(path: string): Promise<T> {
+  return JSON.parse(await getText(path)) as T;
+}
+
+const cache = new Map<string, Promise<unknown>>();
+
+function once<T>(path: string): Promise<T> {
+  let hit = cache.get(path) as Promise<T> | undefined;
+  if (!hit) {
+    hit = getJson<T>(path);
+    // A failed fetch may be retried by the next page that needs it.
+    hit.catch(() => cache.delete(path));
+    cache.set(path, hit);
+  }
+  return hit;
+}
+
+export const stats = (): Promise<StatsDocument> => once('api/stats.json');
+export const recommendations = (): Promise<RecommendationsDocument> => once('api/recommendations.json');
+export const links = (): Promise<LinksDocument> => once('api/links.json');
+export const series = <N extends SeriesName>(name: N): Promise<SeriesDocument<N>> => once(`api/series/${name}.json`);
+/** The amount table wallets cache; privacy is computed from it in this page. */
+export const amounts = (): Promise<AmountTable> => once('api/amounts.json');
+
+/** The release's envelope (network, unit, height, analysis time), from the stats document. */
+export const envelope = (): Promise<Envelope> => stats();
