@@ -41,8 +41,10 @@ export class RangeClient {
 
   constructor(opts: RangeClientOptions) {
     this.base = opts.base.endsWith('/') ? opts.base : `${opts.base}/`;
-    this.fetch = opts.fetch ?? (globalThis.fetch as unknown as Fetch);
-    if (typeof this.fetch !== 'function') throw new LookupError('no fetch available: pass one in the options');
+    // A browser's fetch must be called on globalThis ("Illegal invocation" otherwise).
+    const fetch = opts.fetch ?? (typeof globalThis.fetch === 'function' ? (globalThis.fetch.bind(globalThis) as unknown as Fetch) : undefined);
+    if (!fetch) throw new LookupError('no fetch available: pass one in the options');
+    this.fetch = fetch;
   }
 
   /** The layout (prefix length per kind), fetched once per client. */
@@ -95,7 +97,9 @@ export class RangeClient {
   private async getText(path: string): Promise<string> {
     const url = `${this.base}${path}`;
     const response = await this.fetch(url);
+    // The body is read either way, so the connection is free again.
+    const text = await response.text();
     if (!response.ok) throw new LookupError(`GET ${url} answered ${response.status}`);
-    return response.text();
+    return text;
   }
 }
