@@ -11,6 +11,7 @@ import { packageVersion } from './version.js';
 import { DEFAULT_CACHE_SECONDS, startServer } from './serve/server.js';
 import { loadConfigFile } from './config-file.js';
 import { DEFAULT_KEEP_RELEASES } from './domain/model.js';
+import { DEFAULT_HOST_BUDGET, LAYOUTS, parseHostBudget, type HostBudget, type Layout } from './export/ranges.js';
 
 /** Log lines and error messages carry text from nodes, servers, clients and files: one escaped line each. */
 const terminal = (text: string): string => remoteText(text, 4000);
@@ -45,6 +46,28 @@ function withSource(cmd: Command): Command {
     .option('--seed <n>', 'sim seed', parseInteger('--seed', 0, MAX_SEED), 1)
     .option('--to <height>', 'stop scanning at this height', parseInteger('--to', 0, MAX_HEIGHT))
     .option('--allow-syncing', 'scan a node still in initial block download (blocks < headers) up to the blocks it has (docs/node.md)');
+}
+
+/** What `export` and `job` say about the release they publish. */
+function withRelease(cmd: Command): Command {
+  return cmd
+    .option('--keep <n>', 'complete releases to keep; once there are that many, the oldest is recycled into the next export', parseInteger('--keep', 1, MAX_KEEP), DEFAULT_KEEP_RELEASES)
+    .addOption(new Option('--layout <layout>', 'ranges: trace/address/follow/block documents packed into range files (any static host; lookups through the range API or pegscope/client); files: one file per query (an nginx mirror answering ?q= without Node; needs --host-budget none)').choices(LAYOUTS).default('ranges'))
+    .option('--host-budget <limits>', 'fail the export when the release breaks these limits: files=N,file=SIZE,total=SIZE, or none (default files=20000,file=25MiB,total=1GB: Cloudflare Pages, GitHub Pages)', parseBudget, DEFAULT_HOST_BUDGET);
+}
+
+interface ReleaseFlags { keep: number; layout: Layout; hostBudget: HostBudget }
+
+function releaseOptions(flags: ReleaseFlags): { keep: number; layout: Layout; hostBudget: HostBudget } {
+  return { keep: flags.keep, layout: flags.layout, hostBudget: flags.hostBudget };
+}
+
+function parseBudget(text: string): HostBudget {
+  try {
+    return parseHostBudget(text);
+  } catch (err) {
+    throw new UsageError(`--host-budget: ${(err as Error).message}; e.g. --host-budget files=100000,total=none or --host-budget none`);
+  }
 }
 
 function parseInteger(flag: string, min: number, max: number) {
@@ -108,22 +131,20 @@ export function buildProgram(): Command {
       await withDb(config, async (db) => { await analyze(db, { log }); }, true);
     });
 
-  withCommon(program.command('export').description('write and publish a new release of the static tree'))
-    .option('--keep <n>', 'complete releases to keep; once there are that many, the oldest is recycled into the next export', parseInteger('--keep', 1, MAX_KEEP), DEFAULT_KEEP_RELEASES)
-    .action(async (flags: CommonOptions & { keep: number }) => {
+  withRelease(withCommon(program.command('export').description('write and publish a new release of the static tree')))
+    .action(async (flags: CommonOptions & ReleaseFlags) => {
       const config = resolveConfig(flags);
       const { exportRelease } = await import('./export/export.js');
-      await withDb(config, (db) => exportRelease(db, { outDir: config.outDir, keep: flags.keep, progress: consoleProgress(), log }), true);
+      await withDb(config, (db) => exportRelease(db, { outDir: config.outDir, ...releaseOptions(flags), progress: consoleProgress(), log }), true);
     });
 
-  withSource(withNode(withCommon(program.command('job').description('scan + analyze + export; --every repeats it'))))
+  withRelease(withSource(withNode(withCommon(program.command('job').description('scan + analyze + export; --every repeats it')))))
     .option('--every <duration>', 'repeat every duration (30s, 5m, 1h); one run at a time; with --config each run does every network in turn')
-    .option('--keep <n>', 'complete releases to keep; once there are that many, the oldest is recycled into the next export', parseInteger('--keep', 1, MAX_KEEP), DEFAULT_KEEP_RELEASES)
     .option('--labels <files...>', 'label files to import before analysing')
     .option('--config <file>', 'run every network of a config file in turn, one after the other (docs/deploy.md)')
-    .action(async (flags: SourceFlags & JobOptions & { every?: string; config?: string }) => {
+    .action(async (flags: SourceFlags & JobOptions & ReleaseFlags & { every?: string; config?: string }) => {
       const configs = flags.config ? loadConfigFile(flags.config).map((site) => site.config) : [resolveConfig(flags)];
-      const options: JobOptions = { ...sourceOptions(flags), to: flags.to, allowSyncing: flags.allowSyncing, keep: flags.keep, labels: flags.labels, log };
+      const options: JobOptions = { ...sourceOptions(flags), to: flags.to, allowSyncing: flags.allowSyncing, ...releaseOptions(flags), labels: flags.labels, log };
       const { runJobs, runJobsEvery } = await import('./job.js');
       await (flags.every ? runJobsEvery(configs, options, flags.every) : runJobs(configs, options));
     });

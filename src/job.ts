@@ -5,6 +5,7 @@ import { analyze } from './analysis/analyze.js';
 import { importLabels } from './analysis/labels.js';
 import { parseDuration, type ResolvedConfig } from './config.js';
 import { exportRelease } from './export/export.js';
+import type { HostBudget, Layout } from './export/ranges.js';
 import { consoleProgress, type Progress } from './progress.js';
 import { openSource, simTruthDir, type SourceOptions } from './sources.js';
 import { Db } from './store/db.js';
@@ -17,6 +18,8 @@ export interface JobOptions extends SourceOptions {
   /** Scan a node still in initial block download (ScanOptions.allowSyncing). */
   allowSyncing?: boolean;
   keep?: number;
+  layout?: Layout;
+  hostBudget?: HostBudget;
   labels?: string[];
   log: (line: string) => void;
   progress?: Progress;
@@ -48,7 +51,7 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
         opts.log(`labels: ${labels.imported} imported`);
       }
       await analyze(db, { log: opts.log });
-      const exported = await exportRelease(db, { outDir: config.outDir, keep: opts.keep ?? DEFAULT_KEEP_RELEASES, progress, log: opts.log });
+      const exported = await exportRelease(db, { outDir: config.outDir, keep: opts.keep ?? DEFAULT_KEEP_RELEASES, layout: opts.layout, hostBudget: opts.hostBudget, progress, log: opts.log });
       return { scannedTo: scan.toHeight, newBlocks: scan.blocks, releaseId: exported.releaseId, files: exported.files };
     } finally {
       db.close();

@@ -193,19 +193,41 @@ describe('the router serves the page', () => {
 });
 
 describe('the page\'s lookup and CSV against the router', () => {
-  it('falls back to asking by key while the release has no range files, and says why', async () => {
-    const lookup = await openLookup(`${server.url}/`, (url) => fetch(url));
-    expect(lookup.sendsKey).toBe(true);
-    expect(lookup.reason).toMatch(/api\/ranges\.json answered 404/);
-    const q = tree.traceQ.address;
-    const found = await lookup.trace(q);
-    expect(found!.text).toBe(file(`api/trace/${q}.json`).toString());
-    expect(await lookup.block('1')).toBeNull();
+  it('looks up through range files: the documents the router answers, fetched by prefix only', async () => {
+    const asked: string[] = [];
+    const lookup = await openLookup(`${server.url}/`, (url) => { asked.push(url); return fetch(url); });
+    expect(lookup.sendsKey).toBe(false);
+    for (const q of Object.values(tree.traceQ)) {
+      const found = await lookup.trace(q);
+      expect(found!.text).toBe((await get(`/api/trace?q=${q}`)).text);
+    }
+    const block = await lookup.block(tree.block.hash);
+    expect(block!.text).toBe((await get(`/api/block?q=${tree.block.height}`)).text);
+    expect(await lookup.trace('f'.repeat(64))).toBeNull();
+    expect(asked.length).toBeGreaterThan(0);
+    for (const url of asked) expect(url).toMatch(/\/api\/(ranges\.json|range\/(trace|block)\/[0-9a-f]+\.json)$/);
   });
 
-  it('builds the trace CSV the API serves, from the trace document', () => {
+  it('falls back to asking by key when the release has no range files, and says why', async () => {
+    const files = await buildPipelineTree(5, 'files');
+    const plain = await startServer({ sites: [{ network: 'sim', outDir: files.outDir }], host: '127.0.0.1', port: 0, rateLimit: 0 });
+    try {
+      const lookup = await openLookup(`${plain.url}/`, (url) => fetch(url));
+      expect(lookup.sendsKey).toBe(true);
+      expect(lookup.reason).toMatch(/api\/ranges\.json answered 404/);
+      const q = files.traceQ.address;
+      expect((await lookup.trace(q))!.text).toBe(readFileSync(join(files.dir, `api/trace/${q}.json`), 'utf8'));
+      expect(await lookup.block('1')).toBeNull();
+    } finally {
+      await plain.close();
+      rmSync(files.root, { recursive: true, force: true });
+    }
+  });
+
+  it('builds the trace CSV the API serves, from the trace document', async () => {
     for (const q of Object.values(tree.traceQ)) {
-      expect(traceCsv(json(`api/trace/${q}.json`).trace)).toBe(file(`api/trace/${q}.csv`).toString());
+      const doc = JSON.parse((await get(`/api/trace?q=${q}`)).text);
+      expect(traceCsv(doc.trace)).toBe((await get(`/api/trace?q=${q}&format=csv`)).text);
     }
   });
 });

@@ -13,6 +13,7 @@ import { analyze } from '../src/analysis/analyze.js';
 import { exportRelease } from '../src/export/export.js';
 import { exportSql } from '../src/export/sql.js';
 import { toJson } from '../src/api/json.js';
+import { NO_HOST_BUDGET } from '../src/export/ranges.js';
 import { coinNumber } from '../src/domain/amount.js';
 import { insertChain, txid } from './helpers/analysis-fixture.js';
 import { simAddress } from './helpers/release-tree.js';
@@ -44,7 +45,8 @@ beforeAll(async () => {
     await db.exec('UPDATE blocks SET pegin_count = 1 WHERE height IN (110, 111, 120)');
     await db.exec('UPDATE blocks SET pegout_count = 1, supply = 1 WHERE height = 150');
     await analyze(db, { now: 1_800_000_000 });
-    dir = (await exportRelease(db, { outDir: join(work, 'out') })).dir;
+    // One file per query, so every document and its CSV twin can be read by name (both layouts hold the same bytes: export.test.ts).
+    dir = (await exportRelease(db, { outDir: join(work, 'out'), layout: 'files', hostBudget: NO_HOST_BUDGET })).dir;
   } finally {
     db.close();
   }

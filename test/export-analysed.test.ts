@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/store/db.js';
 import { scanChain } from '../src/store/scan.js';
 import { exportRelease, type ExportResult } from '../src/export/export.js';
+import { releaseDocuments } from './helpers/release-docs.js';
 import { analysedDb, treeFiles } from './helpers/export-pipeline.js';
 
 const H1 = 2_000;
@@ -64,20 +65,26 @@ describe('an export after scanning past the analysed height', () => {
 
   it('writes no document for a peg or block above it, and no document holds one', async () => {
     const tree = treeFiles(release.dir);
+    const trace = releaseDocuments(release.dir, 'trace');
     const later = await db.all<{ txid: string }>(`SELECT txid FROM pegins WHERE height > ${H1} UNION SELECT txid FROM pegouts WHERE height > ${H1}`);
-    for (const { txid } of later) expect(tree.has(`api/trace/${txid}.json`), txid).toBe(false);
+    for (const { txid } of later) expect(trace.documents.has(txid), txid).toBe(false);
     const blocks = await db.all<{ height: number; hash: string }>(`SELECT height, hash FROM blocks WHERE height > ${H1} AND pegin_count + pegout_count > 0`);
     expect(blocks.length).toBeGreaterThan(0);
+    const block = releaseDocuments(release.dir, 'block');
     for (const { height, hash } of blocks) {
-      expect(tree.has(`api/block/${height}.json`), String(height)).toBe(false);
-      expect(tree.has(`api/block/${hash}.json`), hash).toBe(false);
+      expect(block.documents.has(String(height)), String(height)).toBe(false);
+      expect(block.aliases.has(hash), hash).toBe(false);
     }
     let documents = 0;
     for (const [rel, path] of tree) {
       if (!/^(api|data)\/.*\.json$/.test(rel)) continue;
-      documents++;
-      const above = heightsIn(readJson(path)).filter((height) => height > H1);
-      expect(above, rel).toEqual([]);
+      const value = readJson(path);
+      // A range file holds documents: each is checked.
+      for (const doc of rel.startsWith('api/range/') ? value.documents : [value]) {
+        documents++;
+        const above = heightsIn(doc).filter((height) => height > H1);
+        expect(above, rel).toEqual([]);
+      }
     }
     expect(documents).toBeGreaterThan(1000);
   });
@@ -87,12 +94,12 @@ describe('an export after scanning past the analysed height', () => {
       WITH funded AS (SELECT address, count(DISTINCT pegin_txid) AS n FROM pegin_inputs WHERE height <= ${H1} AND address IS NOT NULL GROUP BY address),
            received AS (SELECT address, count(*) AS n FROM pegouts WHERE height <= ${H1} AND address IS NOT NULL GROUP BY address)
       SELECT address, coalesce(f.n, 0) AS funded, coalesce(r.n, 0) AS received FROM funded f FULL JOIN received r USING (address)`);
-    const tree = treeFiles(release.dir);
+    const addresses = releaseDocuments(release.dir, 'address').documents;
     let compared = 0;
     for (const { address, funded, received } of expected) {
-      const path = tree.get(`api/address/${address}.json`);
-      if (!path) continue;
-      const doc = readJson(path).address;
+      const text = addresses.get(address);
+      if (!text) continue;
+      const doc = JSON.parse(text).address;
       expect([doc.pegins_funded.count, doc.pegouts_received.count], address).toEqual([Number(funded), Number(received)]);
       compared++;
     }
@@ -101,7 +108,7 @@ describe('an export after scanning past the analysed height', () => {
       SELECT address FROM (SELECT address, height FROM pegouts UNION ALL SELECT address, height FROM pegin_inputs)
       WHERE address IS NOT NULL GROUP BY address HAVING min(height) > ${H1}`);
     expect(onlyLater.length).toBeGreaterThan(0);
-    for (const { address } of onlyLater) expect(tree.has(`api/address/${address}.json`), address).toBe(false);
+    for (const { address } of onlyLater) expect(addresses.has(address), address).toBe(false);
   });
 
   it('dumps only the analysed pegs', async () => {

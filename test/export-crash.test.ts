@@ -52,7 +52,7 @@ describe('a kill in the middle of an export', () => {
   }, 300_000);
 
   it.each([
-    ['while it writes documents', 'documents:trace:1', 'previous'],
+    ['while it writes documents', 'documents:range:trace:1', 'previous'],
     ['after the release is complete, before it is published', 'manifest', 'previous'],
     ['after it is published, before old releases are pruned', 'published', 'new'],
   ] as const)('%s leaves current on a complete release, and the next export completes', async (_when, step, currentIs) => {

@@ -5,6 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/store/db.js';
+import { NO_HOST_BUDGET } from '../src/export/ranges.js';
 import { exportRelease } from '../src/export/export.js';
 import { analysedDb } from './helpers/export-pipeline.js';
 import { nginxAvailable, startNginx, type RunningNginx } from './helpers/nginx.js';
@@ -35,7 +36,7 @@ const file = (rel: string): Buffer => readFileSync(join(root, rel));
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'pegscope-nginx-'));
   ({ db } = await analysedDb(':memory:', 3, 1_800, 1_800_000_000));
-  const release = await exportRelease(db, { outDir: join(work, 'out') });
+  const release = await exportRelease(db, { outDir: join(work, 'out'), layout: 'files', hostBudget: NO_HOST_BUDGET });
   root = join(work, 'out', 'current');
   if (!nginxAvailable()) return;
   nginx = await startNginx(work, root, join(release.dir, 'nginx.conf'));

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -17,6 +17,9 @@ import { ENDPOINTS } from '../src/api/params.js';
 import { truncateFollow, type Follow } from '../src/api/follow.js';
 import { sliceLinks, type LinksDocument } from '../src/api/links.js';
 import { WORK_TABLES } from '../src/export/sql.js';
+import { NO_HOST_BUDGET } from '../src/export/ranges.js';
+import { keyHash, parseRange } from '../src/client/range.js';
+import { releaseDocuments } from './helpers/release-docs.js';
 import { analysedDb, expectSameTree, insertHostileLabels, isComplete, scanAndAnalyze, treeFiles } from './helpers/export-pipeline.js';
 
 const NOW = 1_800_000_000;
@@ -27,6 +30,8 @@ let work: string;
 let db: Db;
 let source: SimSource;
 let first: ExportResult;
+/** The same analysis in the one-file-per-query layout. */
+let files: ExportResult;
 const logs: string[] = [];
 
 const read = (path: string): string => readFileSync(path, 'utf8');
@@ -42,7 +47,8 @@ beforeAll(async () => {
   const destinations = await db.all<{ address: string }>('SELECT DISTINCT address FROM pegouts WHERE address LIKE \'rltc1%\' ORDER BY address LIMIT 4');
   await insertHostileLabels(db, destinations.map((r) => r.address));
   await scanAndAnalyze(db, source, H1, NOW);
-  first = await exportRelease(db, { outDir: join(work, 'a'), log: (line) => logs.push(line) });
+  first = await exportRelease(db, { outDir: join(work, 'a') });
+  files = await exportRelease(db, { outDir: join(work, 'files'), layout: 'files', hostBudget: NO_HOST_BUDGET, log: (line) => logs.push(line) });
 }, 300_000);
 
 afterAll(() => {
@@ -55,20 +61,21 @@ describe('a full export of an analysed chain', () => {
     const current = join(work, 'a', 'current');
     expect(readlinkSync(current)).toBe(join('releases', first.releaseId));
     expect(first.written).toBe(first.files - first.reused);
-    expect(first.files).toBeGreaterThan(1000);
+    expect(first.files).toBeGreaterThan(100);
   });
 
   it('validates every kind of file against its JSON Schema', () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats(ajv);
     for (const [name, schema] of Object.entries(schemaFiles())) if (name !== 'openapi.json') ajv.addSchema(schema);
-    const tree = treeFiles(join(work, 'a', 'current'));
+    const tree = new Map([...treeFiles(first.dir)].concat([...treeFiles(files.dir)].map(([rel, path]) => [`files:${rel}`, path])));
     const kinds: [RegExp, string][] = [
-      [/^api\/(health|stats|recommendations|links|pegin_amounts|pegout_amounts|index|amounts)\.json$/, '$1'],
+      [/^(?:files:)?api\/(health|stats|recommendations|links|pegin_amounts|pegout_amounts|index|amounts|ranges)\.json$/, '$1'],
+      [/^api\/range\/(?:trace|address|follow|block)\/[0-9a-f]+\.json$/, 'range'],
       [/^data\/(links|pegin_amounts|pegout_amounts)\.json$/, '$1'],
-      [/^api\/(trace|address|follow|block)\/[^/]+\.json$/, '$1'],
-      [/^data\/(follow)\/[^/]+\.json$/, '$1'],
-      [/^(manifest)\.json$/, '$1'],
+      [/^files:api\/(trace|address|follow|block)\/[^/]+\.json$/, '$1'],
+      [/^files:data\/(follow)\/[^/]+\.json$/, '$1'],
+      [/^(?:files:)?(manifest)\.json$/, '$1'],
     ];
     const checked = new Map<string, number>();
     for (const [rel, path] of tree) {
@@ -80,7 +87,7 @@ describe('a full export of an analysed chain', () => {
       if (!validate!(readJson(path))) throw new Error(`${rel} does not match ${schemaName}: ${ajv.errorsText(validate!.errors)}`);
       checked.set(schemaName, (checked.get(schemaName) ?? 0) + 1);
     }
-    for (const name of ['health', 'stats', 'recommendations', 'links', 'pegin_amounts', 'pegout_amounts', 'index', 'amounts', 'trace', 'address', 'follow', 'block', 'manifest']) {
+    for (const name of ['health', 'stats', 'recommendations', 'links', 'pegin_amounts', 'pegout_amounts', 'index', 'amounts', 'trace', 'address', 'follow', 'block', 'manifest', 'ranges', 'range']) {
       expect(checked.get(`${name}.json`) ?? 0, name).toBeGreaterThan(0);
     }
   });
@@ -101,8 +108,55 @@ describe('a full export of an analysed chain', () => {
     expect(index.map((f) => [f.path, { size: Number(f.size), sha256: f.sha256 }])).toEqual(listed.map(([rel, f]) => [rel, { size: f.size, sha256: f.sha256 }]));
   });
 
-  it('writes a trace, address and follow file for every address and a trace for every peg txid', async () => {
-    const root = join(work, 'a', 'current');
+  it('has a trace, address and follow document for every address, a trace for every peg txid and a block document by height and hash', async () => {
+    const docs = Object.fromEntries((['trace', 'address', 'follow', 'block'] as const).map((kind) => [kind, releaseDocuments(first.dir, kind)]));
+    const addresses = await db.all<{ address: string }>("SELECT address FROM pegin_inputs WHERE address IS NOT NULL UNION SELECT address FROM pegouts WHERE address IS NOT NULL");
+    for (const { address } of addresses) for (const kind of ['trace', 'address', 'follow'] as const) expect(docs[kind]!.documents.has(address), `${kind}/${address}`).toBe(true);
+    const txids = await db.all<{ txid: string }>('SELECT DISTINCT txid FROM pegins UNION SELECT DISTINCT txid FROM pegouts');
+    for (const { txid } of txids) expect(docs.trace!.documents.has(txid), txid).toBe(true);
+    expect(docs.trace!.documents.size).toBe(addresses.length + txids.length);
+    const blocks = await db.all<{ height: number; hash: string }>('SELECT height, hash FROM blocks WHERE pegin_count + pegout_count > 0');
+    for (const { height, hash } of blocks) {
+      expect(docs.block!.aliases.get(hash)).toBe(height);
+      expect(JSON.parse(docs.block!.documents.get(String(height))!).block.hash).toBe(hash);
+    }
+    expect(docs.block!.documents.size).toBe(blocks.length);
+  });
+
+  it('packs every document into the range its key hashes to, with every prefix present and api/ranges.json counting them', () => {
+    const index = readJson(join(first.dir, 'api', 'ranges.json'));
+    for (const kind of ['trace', 'address', 'follow', 'block'] as const) {
+      const { prefix_length: length, documents } = index.kinds[kind];
+      const names = readdirSync(join(first.dir, 'api', 'range', kind)).sort();
+      expect(names).toEqual(Array.from({ length: 16 ** length }, (_, i) => `${i.toString(16).padStart(length, '0')}.json`));
+      let total = 0;
+      for (const name of names) {
+        const range = parseRange(read(join(first.dir, 'api', 'range', kind, name)));
+        const prefix = name.slice(0, -5);
+        expect(range.header.range.prefix).toBe(prefix);
+        for (const key of [...range.documents.keys(), ...Object.keys(range.header.range.aliases ?? {})]) expect(keyHash(key).slice(0, length), key).toBe(prefix);
+        expect([...range.documents.keys()]).toEqual([...range.documents.keys()].sort());
+        total += range.documents.size;
+      }
+      expect(total, kind).toBe(documents);
+    }
+  });
+
+  it('gives the same documents in both layouts, byte for byte', () => {
+    for (const kind of ['trace', 'address', 'follow', 'block'] as const) {
+      const ranges = releaseDocuments(first.dir, kind);
+      const perQuery = releaseDocuments(files.dir, kind);
+      expect(ranges.documents.size, kind).toBeGreaterThan(0);
+      // The files layout skips the one key that is no valid address; the ranges keep it, under its sha256 only.
+      for (const [key, text] of perQuery.documents) expect(ranges.documents.get(key), `${kind}/${key}`).toBe(text);
+      expect(ranges.documents.size - perQuery.documents.size).toBeLessThanOrEqual(1);
+      expect(ranges.chains).toEqual(perQuery.chains);
+      expect(ranges.aliases).toEqual(perQuery.aliases);
+    }
+  });
+
+  it('writes a trace, address and follow file for every address and a trace for every peg txid (files layout)', async () => {
+    const root = files.dir;
     const addresses = await db.all<{ address: string }>("SELECT address FROM pegin_inputs WHERE address IS NOT NULL UNION SELECT address FROM pegouts WHERE address IS NOT NULL");
     const valid = addresses.map((r) => r.address).filter((a) => isValidAddress(a, NETWORKS.sim));
     expect(valid.length).toBe(addresses.length - 1);
@@ -122,7 +176,7 @@ describe('a full export of an analysed chain', () => {
   });
 
   it('never turns a string that is not an address or txid into a file name', () => {
-    const names = [...treeFiles(join(work, 'a', 'current')).keys()].filter((rel) => /^(api|data)\/(trace|address|follow|block)\//.test(rel));
+    const names = [...treeFiles(files.dir).keys()].filter((rel) => /^(api|data)\/(trace|address|follow|block)\//.test(rel));
     for (const rel of names) {
       const q = rel.split('/')[2]!.replace(/\.(json|csv)(\.gz|\.br)?$/, '');
       expect(/^[0-9a-f]{64}$/.test(q) || /^\d+$/.test(q) || isValidAddress(q, NETWORKS.sim), rel).toBe(true);
@@ -143,18 +197,20 @@ describe('a full export of an analysed chain', () => {
     expect(pegins.pegin_amounts).toEqual(readJson(join(root, 'data', 'pegin_amounts.json')).pegin_amounts.slice(0, 100));
   });
 
-  it('cuts api/follow to depth 3 from the full chain in data/follow', () => {
-    const root = join(work, 'a', 'current');
-    const full = [...treeFiles(join(root, 'data', 'follow')).values()].map((p) => readJson(p).follow as Follow);
-    expect(full.length).toBeGreaterThan(0);
-    expect(full.some((f) => f.hops.length > 3)).toBe(true);
-    for (const chain of full) {
-      expect(readJson(join(root, 'api', 'follow', `${chain.query}.json`)).follow).toEqual(truncateFollow(chain, 3));
+  it('publishes follow at depth 3, and beside it the whole chain of every address whose chain is longer', async () => {
+    const follow = releaseDocuments(first.dir, 'follow');
+    const chains = [...follow.chains.values()].map((text) => JSON.parse(text).follow as Follow);
+    expect(chains.length).toBeGreaterThan(0);
+    for (const chain of chains) {
+      expect(chain.hops.length).toBeGreaterThan(3);
+      expect(JSON.parse(follow.documents.get(chain.query)!).follow).toEqual(truncateFollow(chain, 3));
     }
+    const longer = await db.all<{ start_address: string }>('SELECT start_address FROM a_follow GROUP BY ALL HAVING max(hop) > 3');
+    expect([...follow.chains.keys()].sort()).toEqual(longer.map((r) => r.start_address).sort());
   });
 
   it('guards CSV cells against formula injection', () => {
-    const root = join(work, 'a', 'current');
+    const root = files.dir;
     const traced = [...treeFiles(join(root, 'api', 'trace')).entries()].filter(([rel]) => rel.endsWith('.csv')).map(([, p]) => read(p));
     const hostile = traced.filter((text) => text.includes('HYPERLINK') || text.includes('SUM(1+1)'));
     expect(hostile.length).toBeGreaterThan(0);
@@ -199,12 +255,15 @@ describe('the export\'s work tables', () => {
 });
 
 describe('incremental export', () => {
+  // The files layout: one file per query, hard-linked or kept in place when unchanged.
+  const FILES = { layout: 'files', hostBudget: NO_HOST_BUDGET } as const;
+
   it('reuses unchanged files and gives the same tree as rewriting every file', async () => {
     // A second site gets the same first release, then both export the next analysis.
-    await exportRelease(db, { outDir: join(work, 'b') });
+    await exportRelease(db, { outDir: join(work, 'b'), ...FILES });
     await scanAndAnalyze(db, source, H2, NOW + 15_000);
-    const incremental = await exportRelease(db, { outDir: join(work, 'a') });
-    const full = await exportRelease(db, { outDir: join(work, 'b'), incremental: false });
+    const incremental = await exportRelease(db, { outDir: join(work, 'files'), ...FILES });
+    const full = await exportRelease(db, { outDir: join(work, 'b'), incremental: false, ...FILES });
     expect(incremental.reused).toBeGreaterThan(0);
     expect(full.reused).toBe(0);
     expect(incremental.written).toBeLessThan(full.written);
@@ -212,8 +271,8 @@ describe('incremental export', () => {
     expectSameTree(incremental.dir, full.dir);
 
     // Linking never wrote through a shared inode: the previous release still matches its manifest.
-    const before = readJson(join(first.dir, 'manifest.json'));
-    for (const [rel, path] of treeFiles(first.dir)) {
+    const before = readJson(join(files.dir, 'manifest.json'));
+    for (const [rel, path] of treeFiles(files.dir)) {
       if (rel !== 'manifest.json') expect(sha256(readFileSync(path)), rel).toBe(before.files[rel].sha256);
     }
 
@@ -230,8 +289,8 @@ describe('incremental export', () => {
     // Site c recycles (keep 2); site d gets the same history, every file rewritten.
     const site = join(work, 'c');
     const both = async (log?: (line: string) => void) => [
-      await exportRelease(db, { outDir: site, keep: 2, ...(log ? { log } : {}) }),
-      await exportRelease(db, { outDir: join(work, 'd'), incremental: false }),
+      await exportRelease(db, { outDir: site, keep: 2, ...FILES, ...(log ? { log } : {}) }),
+      await exportRelease(db, { outDir: join(work, 'd'), incremental: false, ...FILES }),
     ] as const;
     const [oldest] = await both();
     await scanAndAnalyze(db, source, H2 + 100, NOW + 30_000);
@@ -253,32 +312,41 @@ describe('incremental export', () => {
 
   it('never recycles or prunes current, also with keep 1 and a relative out dir', async () => {
     const site = relative(process.cwd(), join(work, 'e'));
-    const first = await exportRelease(db, { outDir: site, keep: 1 });
+    const first = await exportRelease(db, { outDir: site, keep: 1, ...FILES });
     // An operator's rollback: current points at the older of two releases.
-    const second = await exportRelease(db, { outDir: site, keep: 2 });
+    const second = await exportRelease(db, { outDir: site, keep: 2, ...FILES });
     symlinkSync(join('releases', first.releaseId), join(site, 'current-rollback'));
     renameSync(join(site, 'current-rollback'), join(site, 'current'));
     const lines: string[] = [];
-    const third = await exportRelease(db, { outDir: site, keep: 1, log: (line) => lines.push(line) });
+    const third = await exportRelease(db, { outDir: site, keep: 1, ...FILES, log: (line) => lines.push(line) });
     expect(lines[0]).toContain(`recycling release ${second.releaseId}`);
     expect(third.kept).toBeGreaterThan(0);
     expect(readdirSync(join(site, 'releases'))).toEqual([third.releaseId]);
     expect(existsSync(second.dir)).toBe(false);
-    const fourth = await exportRelease(db, { outDir: site, keep: 1 });
+    const fourth = await exportRelease(db, { outDir: site, keep: 1, ...FILES });
     expect(fourth.kept).toBe(0);
     expect(readdirSync(join(site, 'releases'))).toEqual([fourth.releaseId]);
   }, 300_000);
 
   it('writes every file anew after a release without indexes (an older pegscope), giving the same tree', async () => {
     const site = join(work, 'f');
-    const older = [await exportRelease(db, { outDir: site }), await exportRelease(db, { outDir: site })];
+    const older = [await exportRelease(db, { outDir: site, ...FILES }), await exportRelease(db, { outDir: site, ...FILES })];
     for (const release of older) rmSync(join(release.dir, 'data', 'files.parquet'));
     // Neither linked from current nor recycled from the oldest release: both lack the index.
-    const next = await exportRelease(db, { outDir: site, keep: 2 });
+    const next = await exportRelease(db, { outDir: site, keep: 2, ...FILES });
     expect([next.reused, next.kept, next.written]).toEqual([0, 0, next.files]);
     expect(readdirSync(join(site, 'releases')).sort()).toEqual([older[1]!.releaseId, next.releaseId]);
-    const rewritten = await exportRelease(db, { outDir: join(work, 'g'), incremental: false });
+    const rewritten = await exportRelease(db, { outDir: join(work, 'g'), incremental: false, ...FILES });
     expectSameTree(next.dir, rewritten.dir);
+  }, 300_000);
+
+  it('gives range files byte-identical to rewriting every file, after more blocks and a new analysis', async () => {
+    // Site h is a copy of site a, so unchanged documents keep the same stamps in both.
+    cpSync(join(work, 'a'), join(work, 'h'), { recursive: true, verbatimSymlinks: true });
+    await scanAndAnalyze(db, source, H2 + 300, NOW + 60_000);
+    const incremental = await exportRelease(db, { outDir: join(work, 'a') });
+    const full = await exportRelease(db, { outDir: join(work, 'h'), incremental: false });
+    expectSameTree(incremental.dir, full.dir);
   }, 300_000);
 
   it('keeps only the last releases and never the current one', async () => {

@@ -110,6 +110,8 @@ describe('bounded caches (3.2)', () => {
     }
     for (const address of addresses) expect((await get(base, `/api/follow?q=${address}&depth=6`)).json.follow.hops).toHaveLength(6);
     for (let limit = 1; limit <= 120; limit++) expect((await get(base, `/api/links?limit=${limit}&min_confidence=0`)).status).toBe(200);
+    // The two top lists of amounts (14 KB each) are parsed once and kept; links.json (250 KB) is over the budget and read per answer.
+    for (const side of ['pegin', 'pegout']) expect((await get(base, `/api/${side}_amounts?limit=7`)).status).toBe(200);
     const sizes = server!.cacheSizes();
     expect(sizes.data.bytes).toBeGreaterThan(0);
     expect(sizes.data.bytes).toBeLessThanOrEqual(40_000);

@@ -13,6 +13,7 @@ import { amountsCsv, sliceAmounts } from '../src/api/top-amounts.js';
 import { buildHandTree, publish, simAddress, writeRelease, type HandTree } from './helpers/release-tree.js';
 import { buildPipelineTree, type PipelineTree } from './helpers/pipeline-release.js';
 import { freePort } from './helpers/net.js';
+import { releaseDocuments } from './helpers/release-docs.js';
 import { get, type Res } from './helpers/http.js';
 
 /** The real tree (sim → scan → analyze → export) for the endpoint tests. */
@@ -73,9 +74,13 @@ describe('route forms', () => {
 
 describe('endpoints', () => {
   it('default-parameter requests return the exported file byte for byte', async () => {
-    for (const [path, rel] of [['/api/stats', 'api/stats.json'], ['/api/links', 'api/links.json'], ['/api/links?limit=100&min_confidence=0.5', 'api/links.json'], ['/api/pegin_amounts', 'api/pegin_amounts.json'], [`/api/trace?q=${a1}`, `api/trace/${a1}.json`], [`/api/follow?q=${a1}`, `api/follow/${a1}.json`]] as const) {
+    for (const [path, rel] of [['/api/stats', 'api/stats.json'], ['/api/links', 'api/links.json'], ['/api/links?limit=100&min_confidence=0.5', 'api/links.json'], ['/api/pegin_amounts', 'api/pegin_amounts.json']] as const) {
       const res = await get(base, path);
       expect(res.text, path).toBe(readFileSync(join(tree.outDir, 'current', rel), 'utf8'));
+    }
+    // Per-query documents are lines of range files, answered byte for byte too.
+    for (const kind of ['trace', 'follow', 'address'] as const) {
+      expect((await get(base, `/api/${kind}?q=${a1}`)).text, kind).toBe(releaseDocuments(tree.dir, kind).documents.get(a1));
     }
   });
 
@@ -128,7 +133,7 @@ describe('endpoints', () => {
   it('follow with another depth cuts the full-depth chain and recomputes the total', async () => {
     const { address, hops } = tree.longestFollow;
     expect(hops).toBeGreaterThan(3);
-    const full = releaseFile(`data/follow/${address}.json`).follow;
+    const full = JSON.parse(releaseDocuments(tree.dir, 'follow').chains.get(address)!).follow;
     const res = await get(base, `/api/follow?q=${address}&depth=${hops}`);
     expect(res.json.follow.depth).toBe(hops);
     expect(res.json.follow.hops).toEqual(full.hops);
@@ -145,7 +150,7 @@ describe('endpoints', () => {
     expect((await get(base, `/api/trace?q=${tree.traceQ.pegin_tx}`)).json.trace.type).toBe('pegin_tx');
     expect((await get(base, `/api/trace?q=${tree.traceQ.pegout_tx.toUpperCase()}`)).json.trace.type).toBe('pegout_tx');
     expect((await get(base, `/api/trace?q=${a1}`)).json.trace.type).toBe('address');
-    const bech32 = readdirSync(join(tree.dir, 'api', 'trace')).find((n) => n.startsWith('rltc1') && n.endsWith('.json'))!.slice(0, -5);
+    const bech32 = [...releaseDocuments(tree.dir, 'trace').documents.keys()].find((key) => key.startsWith('rltc1'))!;
     expect((await get(base, `/api/trace?q=${bech32.toUpperCase()}`)).json.trace.query).toBe(bech32);
   });
 
@@ -262,9 +267,61 @@ describe('validation (400 naming the parameter and what is allowed)', () => {
   });
 });
 
+describe('the range layout', () => {
+  const layout = (): { kinds: Record<string, { prefix_length: number }> } => releaseFile('api/ranges.json');
+
+  it('serves api/ranges.json and every range file as exported, with or without .json', async () => {
+    expect((await get(base, '/api/ranges.json')).text).toBe(releaseText('api/ranges.json'));
+    expect((await get(base, '/api/ranges')).text).toBe(releaseText('api/ranges.json'));
+    for (const kind of ['trace', 'address', 'follow', 'block']) {
+      const prefix = '0'.repeat(layout().kinds[kind]!.prefix_length);
+      const file = releaseText(`api/range/${kind}/${prefix}.json`);
+      for (const path of [`/api/range/${kind}/${prefix}`, `/api/range/${kind}/${prefix}.json`]) {
+        const res = await get(base, path);
+        expect(res.status, path).toBe(200);
+        expect(res.text, path).toBe(file);
+      }
+    }
+  });
+
+  it('refuses a range that cannot exist, saying what would', async () => {
+    const length = layout().kinds.trace!.prefix_length;
+    const wrong = await get(base, `/api/range/trace/${'0'.repeat(length + 1)}`);
+    expect(wrong.status).toBe(404);
+    expect(wrong.json.error).toMatch(new RegExp(`have ${length}-digit prefixes`));
+    expect((await get(base, '/api/range/nope/00')).status).toBe(404);
+    expect((await get(base, '/api/range/trace/0G')).status).toBe(400);
+    expect((await get(base, '/api/range/trace/00?q=1')).status).toBe(400);
+  });
+
+  it('answers /api/<kind>/<q> (and .csv) exactly as ?q= does, the path form static mirrors use', async () => {
+    for (const kind of ['trace', 'address', 'follow']) {
+      expect((await get(base, `/api/${kind}/${a1}`)).text, kind).toBe((await get(base, `/api/${kind}?q=${a1}`)).text);
+    }
+    expect((await get(base, `/api/trace/${a1}.csv`)).text).toBe((await get(base, `/api/trace?q=${a1}&format=csv`)).text);
+    expect((await get(base, `/api/block/${tree.block.height}`)).text).toBe((await get(base, `/api/block?q=${tree.block.height}`)).text);
+    expect((await get(base, `/api/follow/${a1}?depth=2`)).json.follow.depth).toBe(2);
+    expect((await get(base, `/api/trace/${a1}?q=${a1}`)).status).toBe(400);
+  });
+
+  it('a release in the files layout has no range index, and says what to ask instead', async () => {
+    const filesTree = buildHandTree();
+    const s = await startServer({ sites: [{ network: 'sim', outDir: filesTree.outDir }], host: '127.0.0.1', port: 0, rateLimit: 0 });
+    try {
+      const res = await get(s.url, '/api/ranges.json');
+      expect(res.status).toBe(404);
+      expect(res.json.error).toMatch(/one file per query \(--layout files\)/);
+      expect((await get(s.url, `/api/trace/${filesTree.addresses[0]}`)).status).toBe(200);
+    } finally {
+      await s.close();
+      rmSync(filesTree.root, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('statuses', () => {
   it('404 for unknown endpoints and paths, never a dotfile or a file outside the tree', async () => {
-    for (const path of ['/api/nope', '/api?endpoint=nope', '/assets/nope.js', '/assets/../manifest.json', '/api/trace/x.json', '/.secret', '/api/.secret.json', '/api/.secret', '/api/../.secret', '/%2e%2e/SECRET.txt', '/../SECRET.txt', '/dumps/../../../SECRET.txt', '/.env', '/current/api/stats.json', '/releases/r1/api/stats.json']) {
+    for (const path of ['/api/nope', '/api?endpoint=nope', '/assets/nope.js', '/assets/../manifest.json', '/api/trace/x/y', '/.secret', '/api/.secret.json', '/api/.secret', '/api/../.secret', '/%2e%2e/SECRET.txt', '/../SECRET.txt', '/dumps/../../../SECRET.txt', '/.env', '/current/api/stats.json', '/releases/r1/api/stats.json']) {
       const res = await get(base, path);
       expect(res.status, path).toBe(404);
       expect(res.json.error).toBeTruthy();

@@ -43,7 +43,7 @@ async function problemsOf(dir: string): Promise<Problem[]> {
   return problems;
 }
 
-const aTraceFile = (dir: string): string => `api/trace/${readdirSync(join(dir, 'api', 'trace')).find((n) => n.endsWith('.json'))!}`;
+const aTraceFile = (dir: string): string => `api/range/trace/${readdirSync(join(dir, 'api', 'range', 'trace')).find((n) => n.endsWith('.json'))!}`;
 
 describe('pegscope verify', () => {
   it('passes a published release through out/<network>/current, with every listed file counted', async () => {
@@ -101,14 +101,14 @@ describe('pegscope verify', () => {
     expect(await problemsOf(dir)).toEqual([{ kind: 'not-a-file', path: rel, detail: expect.stringMatching(/not a regular file/) }]);
   });
 
-  it('walks the tree in the manifest\'s path order: a listed api/block.json comes before api/block/…', async () => {
+  it('walks the tree in the manifest\'s path order: a listed api/range.json comes before api/range/…', async () => {
     const dir = mirror('order');
     // A file named like a directory plus an extension sorts before that directory's files ('.' < '/').
     const body = '{"listed":true}';
-    writeFileSync(join(dir, 'api/block.json'), body);
+    writeFileSync(join(dir, 'api/range.json'), body);
     const lines = readFileSync(join(dir, 'manifest.json'), 'utf8').split('\n');
-    const at = lines.findIndex((line) => line.startsWith('"api/block/'));
-    lines.splice(at, 0, `"api/block.json":{"size":${body.length},"sha256":"${createHash('sha256').update(body).digest('hex')}"},`);
+    const at = lines.findIndex((line) => line.startsWith('"api/range/'));
+    lines.splice(at, 0, `"api/range.json":{"size":${body.length},"sha256":"${createHash('sha256').update(body).digest('hex')}"},`);
     writeFileSync(join(dir, 'manifest.json'), lines.join('\n'));
     unlinkSync(join(dir, 'api/amounts.json'));
     writeFileSync(join(dir, 'zz.txt'), 'x');

@@ -39,14 +39,3 @@ export function truncateFollow(follow: Follow, depth: number): Follow {
 export function followAt(doc: FollowDocument, depth: number): FollowDocument {
   return { ...doc, follow: truncateFollow(doc.follow, depth) };
 }
-
-/**
- * Files that answer follow for q at `depth`, best first, relative to the
- * release root. api/follow/<q>.json holds the first DEFAULT_DEPTH hops of
- * every address; data/follow/<q>.json the whole chain of addresses with at
- * least one hop. Cut the first that exists with followAt.
- */
-export function followFiles(q: string, depth: number): string[] {
-  const api = `api/follow/${q}.json`;
-  return depth > DEFAULT_DEPTH ? [`data/follow/${q}.json`, api] : [api];
-}

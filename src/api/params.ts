@@ -3,7 +3,7 @@
  * these, the exporter writes default documents from `default`, the OpenAPI
  * document and the tests read the same declarations.
  */
-import { FOLLOW_MAX_HOPS } from '../domain/model.js';
+import { FOLLOW_DEFAULT_DEPTH, FOLLOW_MAX_HOPS } from '../domain/model.js';
 
 export type ParamSpec =
   | { kind: 'int'; name: string; min: number; max: number; default?: number; required?: boolean; doc: string }
@@ -49,7 +49,7 @@ export const ENDPOINTS: Record<EndpointName, EndpointSpec> = {
     name: 'follow',
     params: [
       { kind: 'query', name: 'q', accepts: ['address'], required: true, doc: 'address to start from' },
-      { kind: 'int', name: 'depth', min: 1, max: FOLLOW_MAX_HOPS, default: 3, doc: `hops to follow, 1..${FOLLOW_MAX_HOPS}` },
+      { kind: 'int', name: 'depth', min: 1, max: FOLLOW_MAX_HOPS, default: FOLLOW_DEFAULT_DEPTH, doc: `hops to follow, 1..${FOLLOW_MAX_HOPS}` },
     ],
     purpose: 'multi-hop follow: address → peg-in → best-linked peg-out → address …',
   },

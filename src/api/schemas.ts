@@ -13,6 +13,7 @@ import * as pegoutAmounts from './pegout_amounts.js';
 import * as block from './block.js';
 import * as apiIndex from './index.js';
 import { SCHEMAS as SERIES_SCHEMAS, SERIES_NAMES, seriesPath } from './series.js';
+import * as range from './range.js';
 
 /** Every response schema, by endpoint: what the router answers and the export writes. */
 export const ENDPOINT_SCHEMAS: Record<EndpointName, JsonSchema> = {
@@ -65,6 +66,8 @@ export function schemaFiles(): Record<string, JsonSchema> {
   const files: Record<string, JsonSchema> = { 'common.json': COMMON_SCHEMA, 'error.json': ERROR_SCHEMA, 'index.json': apiIndex.schema, 'amounts.json': AMOUNT_TABLE_SCHEMA, 'manifest.json': MANIFEST_SCHEMA };
   for (const [name, schema] of Object.entries(ENDPOINT_SCHEMAS)) files[`${name}.json`] = schema;
   for (const name of SERIES_NAMES) files[`series-${name}.json`] = SERIES_SCHEMAS[name];
+  files['ranges.json'] = range.indexSchema;
+  files['range.json'] = range.rangeSchema;
   files['openapi.json'] = openApiDocument();
   return files;
 }

@@ -83,6 +83,7 @@ export const DEFINITIONS = {
   high_confidence: { value: 0.9, unit: '', meaning: 'a link at or above this confidence is a high-confidence link; their gaps set the suggested wait' },
   high_risk_score: { value: 70, unit: 'points', meaning: 'a peg-out at or above this risk score counts in high_risk_pegouts' },
   follow_max_hops: { value: 10, unit: 'hops', meaning: 'multi-hop follow chains stop after this many hops (the follow endpoint\'s largest depth)' },
+  follow_default_depth: { value: 3, unit: 'hops', meaning: 'the follow endpoint\'s default depth: a release\'s follow documents hold this many hops, and the longer chains are published beside them' },
 } as const satisfies Facts;
 
 const chain = valuesOf(CHAIN_FACTS);
@@ -120,6 +121,7 @@ export const LINKABLE_CONFIDENCE = DEFINITIONS.linkable_confidence.value;
 export const HIGH_CONFIDENCE = DEFINITIONS.high_confidence.value;
 export const HIGH_RISK_SCORE = DEFINITIONS.high_risk_score.value;
 export const FOLLOW_MAX_HOPS = DEFINITIONS.follow_max_hops.value;
+export const FOLLOW_DEFAULT_DEPTH = DEFINITIONS.follow_default_depth.value;
 
 /** Every group of scalar facts, in the order docs/methodology.md lists them. */
 export const MODEL_FACT_GROUPS: readonly { title: string; facts: Facts }[] = [

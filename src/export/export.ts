@@ -7,14 +7,15 @@ import { fromBigint } from '../domain/amount.js';
 import { DEFAULT_KEEP_RELEASES } from '../domain/model.js';
 import { sqlString, type Db } from '../store/db.js';
 import { silentProgress, type Progress } from '../progress.js';
-import type { AnalysisStamp } from '../api/envelope.js';
+import { envelopeOf, type AnalysisStamp } from '../api/envelope.js';
+import { API_VERSION } from '../api/params.js';
+import { RANGE_HASH, RANGE_KINDS, RANGES_INDEX_PATH, type RangeKind, type RangeLayout } from '../client/range.js';
 import { healthDocument } from '../api/health.js';
 import { statsDocument } from '../api/stats.js';
 import { recommendationsDocument } from '../api/recommendations.js';
 import * as links from '../api/links.js';
 import * as amounts from '../api/top-amounts.js';
 import * as trace from '../api/trace.js';
-import * as follow from '../api/follow.js';
 import { indexDocument } from '../api/index.js';
 import { toJson as json } from '../api/json.js';
 import { redirectsFile, headersFile, nginxSnippet } from './configs.js';
@@ -24,12 +25,17 @@ import { writeSeries } from './series.js';
 import { wrapJsonSql } from './wrap-json-sql.js';
 import { ANALYSED, DROP_WORK_TABLES, exportSql } from './sql.js';
 import { hasIndexes, writeManifest } from './manifest.js';
-import { DOCS_INDEX, MANIFEST_FILE } from './release-files.js';
+import { DOCS_INDEX, GZ_MIN, MANIFEST_FILE } from '../api/release-files.js';
 import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease } from './publish.js';
-import { GZ_MIN, ReleaseWriter, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
+import { budgetProblems, chooseRangeLayout, DEFAULT_HOST_BUDGET, formatBytes, type HostBudget, type Layout, type ReleaseSize } from './ranges.js';
+import { ReleaseWriter, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
 
 export interface ExportOptions {
   outDir: string;
+  /** Default 'ranges' (SPEC §4). */
+  layout?: Layout;
+  /** The export fails when the release breaks it (default DEFAULT_HOST_BUDGET: Cloudflare and GitHub Pages). */
+  hostBudget?: HostBudget;
   /** Complete releases to keep (default 3); once there are this many, the oldest is recycled into the next one. */
   keep?: number;
   /** Hard-link files unchanged since the current release (default true); false rewrites every byte. */
@@ -49,6 +55,14 @@ export interface ExportOptions {
 
 /** The onStep hook, always callable. */
 type Step = (step: string) => Promise<void>;
+
+/** What writing the tree needs besides the database and the writer. */
+interface TreeOptions {
+  layout: Layout;
+  budget: HostBudget;
+  progress: Progress;
+  step: Step;
+}
 
 export interface ExportResult {
   releaseId: string;
@@ -94,18 +108,22 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
   log(`export ${stamp.network} at height ${stamp.as_of_height} into release ${id}${recycled ? ` (recycling release ${recycled}, which pruning would remove)` : ''}${previous && incremental ? ' (reusing unchanged files of the current release)' : ''}`);
 
   const step: Step = async (name) => { await opts.onStep?.(name); };
+  const tree: TreeOptions = { layout: opts.layout ?? 'ranges', budget: opts.hostBudget ?? DEFAULT_HOST_BUDGET, progress, step };
   let writer: ReleaseWriter | null = null;
   let counts: WriterCounts;
   try {
     await step('started');
     writer = await ReleaseWriter.open(db, tmpDir, { previousDir: incremental ? previous : null, recycled: recycled !== null });
-    const skipped = await writeTree(db, writer, stamp, previous, progress, step);
+    const documents = await writeTree(db, writer, stamp, previous, tree);
     if (!await writeExplorer(writer)) log(EXPLORER_MISSING);
-    if (skipped > 0) log(`skipped ${skipped} queries that are not a valid ${stamp.network} address or txid (never used as file names)`);
+    if (documents.skipped > 0) log(`skipped ${documents.skipped} queries that are not a valid ${stamp.network} address or txid (never used as file names)`);
+    if (documents.ranges) log(`ranges: ${RANGE_KINDS.map((k) => `${k} ${documents.ranges![k].documents} documents in ${16 ** documents.ranges![k].prefix_length} ranges`).join(', ')}`);
     await writer.finish();
     await step('tree');
     counts = await writer.counts();
-    counts.bytes += await writeManifest(db, join(tmpDir, MANIFEST_FILE), stamp);
+    const manifestBytes = await writeManifest(db, join(tmpDir, MANIFEST_FILE), stamp);
+    counts.bytes += manifestBytes;
+    await checkHostBudget(await writer.size(manifestBytes), tree);
     await step('manifest');
   } catch (err) {
     await writer?.abandon().catch(() => undefined);
@@ -125,8 +143,9 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
   return result;
 }
 
-/** Every file of the release but the files index and the manifest; returns how many query keys were refused as file names. */
-async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previous: string | null, progress: Progress, step: Step): Promise<number> {
+/** Every file of the release but the files index and the manifest. */
+async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previous: string | null, opts: TreeOptions): Promise<QueryDocumentsResult> {
+  const { step } = opts;
   await db.exec(MACROS);
   await db.exec(ANALYSED);
   await db.exec(NODES);
@@ -135,16 +154,25 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, pr
   await step('endpoints');
   // Both run to the end even when one fails, so nothing writes into the release after it is removed.
   const [documents, dumps] = await Promise.allSettled([
-    writeQueryDocuments(db, writer, stamp, previous, progress, step),
+    writeQueryDocuments(db, writer, stamp, previous, opts),
     writeDumps(db, writer).then(() => step('dumps')),
   ]);
   if (documents.status === 'rejected') throw documents.reason;
   if (dumps.status === 'rejected') throw dumps.reason;
-  const skipped = documents.value;
   await writer.put('_redirects', redirectsFile());
   await writer.put('_headers', headersFile());
   await writer.put('nginx.conf', nginxSnippet());
-  return skipped;
+  return documents.value;
+}
+
+/** Fails the export (before anything is published) when the release breaks the host budget. */
+async function checkHostBudget(size: ReleaseSize, opts: TreeOptions): Promise<void> {
+  const problems = budgetProblems(size, opts.budget);
+  if (problems.length === 0) return;
+  const hint = opts.layout === 'files'
+    ? 'the files layout is meant for a mirror without such limits (nginx): pass --host-budget none'
+    : 'publish it where these limits do not apply and pass --host-budget none, or raise only the limit you can (e.g. --host-budget files=100000)';
+  throw new Error(`the release breaks the host budget: ${problems.join('; ')} (${size.files} files, ${formatBytes(size.totalBytes)}); ${hint}`);
 }
 
 async function analysisStamp(db: Db): Promise<AnalysisStamp> {
@@ -209,19 +237,32 @@ interface DocRow {
 type EachDocument = (row: DocRow, doc: DocKey, main: FileEntry[] | null) => void | Promise<unknown>;
 
 /**
- * A kind of per-query document: its query (src/export/sql/<kind>.sql, rows
- * q, has_file, body, …) and its main file, `<dir>/<q>.json` for the rows
- * with has_file, which is the body in its envelope: DuckDB renders and
- * hashes it when it is too small for compressed siblings, and the writer
- * does the rest in JavaScript.
+ * A kind of per-query document: its query (src/export/sql/<query>.sql, rows
+ * q, has_file, body, …), recorded in x_docs under `kind`, its body wrapped
+ * in the envelope under `key`.
  */
 interface DocKind {
   kind: string;
+  query: string;
+  key: string;
+}
+
+/**
+ * How a kind's documents become files: `<dir>/<q>.json` for the rows with
+ * has_file. DuckDB renders and hashes the file when it is too small for
+ * compressed siblings (or `raw`: the body is the whole file, a range), and
+ * the writer does the rest in JavaScript.
+ */
+interface FileKind extends DocKind {
   dir: string;
   /** Which keys may become file names. */
   accepts: (q: string) => boolean;
   /** Whether `each` needs the body even when DuckDB rendered the file. */
   needsBody: boolean;
+  /** The body is the whole file (range files): never wrapped, never given compressed siblings. */
+  raw?: boolean;
+  /** Documents fetched into JavaScript at once. */
+  pageRows?: number;
   /** Further files of the rendered rows, recorded with them: a query over x_fetch giving x_files rows; $1 = kind, $2 = dir. */
   renderedAliases?: string;
   each?: EachDocument;
@@ -232,18 +273,26 @@ const TXID = /^[0-9a-f]{64}$/;
 
 /** Documents fetched into JavaScript at once: enough to keep the file worker busy, few enough to bound memory. */
 const PAGE_ROWS = 4096;
+/** Range files fetched at once (each holds dozens to hundreds of documents). */
+const RANGE_PAGE_ROWS = 64;
 
 /** One kind's documents (bodies in plain decimals: json_plain) with the md5 of each body. */
 const docTable = (query: string): string =>
   `CREATE OR REPLACE TEMP TABLE x_doc AS SELECT *, md5(body) AS h FROM (SELECT * REPLACE (json_plain(body) AS body) FROM (${query}))`;
+const FOLLOW_HOPS = exportSql('follow-hops');
 const RECORD_DOCS = exportSql('docs-record');
 const PLAN_UNCHANGED = exportSql('docs-unchanged');
 const PLAN_FETCH = exportSql('fetch-plan');
 const FETCH_PAGE = 'SELECT * EXCLUDE (rn, file_size, file_sha256) FROM x_fetch WHERE rn > $1 AND rn <= $2 ORDER BY rn';
 const RENDERED_FILES = exportSql('rendered-files');
-/** The envelope around a body as the macro fetch-plan.sql renders small files with (wrapJsonSql), for one network and kind. */
-const wrapDocumentMacro = (network: NetworkName, kind: string): string =>
-  `CREATE OR REPLACE TEMP MACRO wrap_document(stamp_height, stamp_time, body) AS ${wrapJsonSql(network, kind, { height: 'stamp_height', time: 'stamp_time', body: 'body' })}`;
+const RANGE_COUNTS = exportSql('range-counts');
+const RANGE_DOCS = exportSql('range-docs');
+const RANGE_FILES = exportSql('range-files');
+const CREATE_RANGE_DOCS = `CREATE OR REPLACE TEMP TABLE x_range_docs (q VARCHAR, part INTEGER, text VARCHAR, stamp_height INTEGER, stamp_time BIGINT);
+  CREATE OR REPLACE TEMP TABLE x_range_aliases (alias VARCHAR, q VARCHAR)`;
+/** The envelope around a body as the macro fetch-plan.sql renders small files with (wrapJsonSql), for one network and envelope key. */
+const wrapDocumentMacro = (network: NetworkName, key: string): string =>
+  `CREATE OR REPLACE TEMP MACRO wrap_document(stamp_height, stamp_time, body) AS ${wrapJsonSql(network, key, { height: 'stamp_height', time: 'stamp_time', body: 'body' })}`;
 
 /** The per-query documents of this export, written to DOCS_INDEX for the next one. */
 const CREATE_DOCS = 'CREATE OR REPLACE TEMP TABLE x_docs (kind VARCHAR, q VARCHAR, h VARCHAR, stamp_height INTEGER, stamp_time BIGINT)';
@@ -251,36 +300,76 @@ const loadPreviousDocs = (parquet: string | null): string => parquet
   ? `CREATE OR REPLACE TEMP TABLE x_prev_docs AS SELECT kind, q, h, stamp_height, stamp_time FROM read_parquet(${sqlString(parquet)})`
   : 'CREATE OR REPLACE TEMP TABLE x_prev_docs AS SELECT * FROM x_docs WHERE false';
 
+const TRACE: DocKind = { kind: 'trace', query: 'trace', key: 'trace' };
+const ADDRESS: DocKind = { kind: 'address', query: 'address', key: 'address' };
+const FOLLOW: DocKind = { kind: 'follow', query: 'follow', key: 'follow' };
+/** Follow chains longer than the default depth: beside the follow documents, cut by the router and the client. */
+const FOLLOW_CHAIN: DocKind = { kind: 'follow_chain', query: 'follow-chain', key: 'follow' };
+const BLOCK: DocKind = { kind: 'block', query: 'block', key: 'block' };
+
+/** What goes into each kind's range files: the documents (part 0), and follow's longer chains (part 1). */
+const RANGE_SOURCES: Record<RangeKind, { doc: DocKind; part: 0 | 1 }[]> = {
+  trace: [{ doc: TRACE, part: 0 }],
+  address: [{ doc: ADDRESS, part: 0 }],
+  follow: [{ doc: FOLLOW, part: 0 }, { doc: FOLLOW_CHAIN, part: 1 }],
+  block: [{ doc: BLOCK, part: 0 }],
+};
+
+interface QueryDocumentsResult {
+  /** Keys refused as file names (files layout). */
+  skipped: number;
+  /** Prefix length and documents per kind (ranges layout). */
+  ranges: Record<RangeKind, RangeLayout> | null;
+}
+
 /**
- * trace, address, follow and block files for every query. DuckDB renders each
- * document body and hashes it; documents whose body is unchanged since the
- * previous release keep their files (hard-linked, or left in a recycled
- * release), and only the others are fetched and written. Returns how many
- * keys were refused as file names.
+ * trace, address, follow and block documents for every query, as range
+ * files or (files layout) one file per query. DuckDB renders each document
+ * body and hashes it; a body unchanged since the previous release keeps its
+ * stamp, and files whose bytes are unchanged are carried over (hard-linked,
+ * or left in a recycled release) instead of written.
  */
-async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previousDir: string | null, progress: Progress, step: Step): Promise<number> {
-  const network = networkParams(stamp.network);
-  const isAddress = (q: string): boolean => isValidAddress(q, network);
+async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previousDir: string | null, opts: TreeOptions): Promise<QueryDocumentsResult> {
   await db.exec(CREATE_DOCS);
   await db.exec(loadPreviousDocs(previousDir && join(previousDir, DOCS_INDEX)));
-  const kinds: DocKind[] = [
+  await db.exec(FOLLOW_HOPS);
+  const result: QueryDocumentsResult = opts.layout === 'files'
+    ? { skipped: await writeFilesLayout(db, writer, stamp, opts), ranges: null }
+    : { skipped: 0, ranges: await writeRangesLayout(db, writer, stamp, opts) };
+  await db.exec(`COPY (SELECT * FROM x_docs ORDER BY kind, q) TO ${sqlString(await writer.pathFor(DOCS_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
+  await writer.adopt(DOCS_INDEX);
+  return result;
+}
+
+/** Renders one kind's documents into x_doc, records their stamps in x_docs, and defines wrap_document for its envelope. */
+async function renderDocuments(db: Db, stamp: AnalysisStamp, doc: DocKind): Promise<void> {
+  await db.exec(docTable(exportSql(doc.query)));
+  await db.exec(RECORD_DOCS, [doc.kind, stamp.as_of_height, BigInt(stamp.updated_at)]);
+  await db.exec(wrapDocumentMacro(stamp.network, doc.key));
+}
+
+/**
+ * The one-file-per-query layout (`--layout files`): api/<kind>/<q>.json
+ * (trace also .csv, block also by hash) and data/follow/<q>.json for the
+ * longer follow chains. Returns how many keys were refused as file names.
+ */
+async function writeFilesLayout(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, opts: TreeOptions): Promise<number> {
+  const network = networkParams(stamp.network);
+  const isAddress = (q: string): boolean => isValidAddress(q, network);
+  const kinds: FileKind[] = [
     {
-      kind: 'trace', dir: 'api/trace', accepts: (q) => TXID.test(q) || isAddress(q), needsBody: false,
+      ...TRACE, dir: 'api/trace', accepts: (q) => TXID.test(q) || isAddress(q), needsBody: false,
       each: ({ q, body, file }, doc) => {
         const parsed = file !== null ? (JSON.parse(file) as { trace: trace.Trace }).trace : JSON.parse(body!) as trace.Trace;
         return writer.put(`api/trace/${q}.csv`, trace.traceCsv(parsed), doc);
       },
     },
-    { kind: 'address', dir: 'api/address', accepts: isAddress, needsBody: false },
-    {
-      // The full chain in data/ only when it has hops; api/ gets it cut to the default depth.
-      kind: 'follow', dir: 'data/follow', accepts: isAddress, needsBody: true,
-      each: ({ q, body, stamp }, doc) =>
-        writer.putDocument(`api/follow/${q}.json`, 'follow', json(follow.truncateFollow(JSON.parse(body!) as follow.Follow, follow.DEFAULT_DEPTH)), doc, stamp),
-    },
+    { ...ADDRESS, dir: 'api/address', accepts: isAddress, needsBody: false },
+    { ...FOLLOW, dir: 'api/follow', accepts: isAddress, needsBody: false },
+    { ...FOLLOW_CHAIN, dir: 'data/follow', accepts: isAddress, needsBody: false },
     {
       // Every block also by hash: a hard link to the file by height.
-      kind: 'block', dir: 'api/block', accepts: () => true, needsBody: false, renderedAliases: exportSql('rendered-block-aliases'),
+      ...BLOCK, dir: 'api/block', accepts: () => true, needsBody: false, renderedAliases: exportSql('rendered-block-aliases'),
       each: ({ q, hash, stamp }, doc, main) => {
         if (!TXID.test(String(hash))) return;
         const path = docPath('api/block', String(hash));
@@ -291,37 +380,65 @@ async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: Analysi
   ];
   const refused: number[] = [];
   for (const k of kinds) {
-    refused.push(await eachDocument(db, writer, stamp, k, progress, step));
-    await step(`documents:${k.kind}`);
+    await renderDocuments(db, stamp, k);
+    refused.push(await writeFiles(db, writer, stamp, k, opts));
+    await opts.step(`documents:${k.kind}`);
   }
-  await db.exec(`COPY (SELECT * FROM x_docs ORDER BY kind, q) TO ${sqlString(await writer.pathFor(DOCS_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
-  await writer.adopt(DOCS_INDEX);
   // Every kind's keys are among trace's, so its count is the number of distinct keys refused.
   return Math.max(...refused);
 }
 
 /**
- * Renders one kind of document with DuckDB, carries the unchanged ones over,
- * and writes the others a page at a time, each with the stamp its file gets.
+ * The range layout (SPEC §4): per kind, every document packed into
+ * api/range/<kind>/<prefix>.json by the sha256 of its key, and
+ * api/ranges.json saying how. Returns the layout.
+ */
+async function writeRangesLayout(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, opts: TreeOptions): Promise<Record<RangeKind, RangeLayout>> {
+  const counted = (await db.one<Record<RangeKind, bigint>>(RANGE_COUNTS))!;
+  const counts = Object.fromEntries(RANGE_KINDS.map((kind) => [kind, Number(counted[kind])])) as Record<RangeKind, number>;
+  const lengths = chooseRangeLayout(counts, opts.budget);
+  const headerHead = `${json({ version: API_VERSION, network: stamp.network, unit: networkParams(stamp.network).unit }).slice(0, -1)},"as_of_height":`;
+  const layout = {} as Record<RangeKind, RangeLayout>;
+  for (const kind of RANGE_KINDS) {
+    await db.exec(CREATE_RANGE_DOCS);
+    for (const { doc, part } of RANGE_SOURCES[kind]) {
+      await renderDocuments(db, stamp, doc);
+      await db.exec(RANGE_DOCS, [doc.kind, part]);
+      if (doc === BLOCK) await db.exec('INSERT INTO x_range_aliases SELECT hash, q FROM x_doc');
+    }
+    const documents = Number((await db.one<{ n: bigint }>('SELECT count(*) AS n FROM x_range_docs WHERE part = 0'))!.n);
+    if (documents !== counts[kind]) throw new Error(`export: ${kind} has ${documents} documents but range-counts.sql counted ${counts[kind]}; the two queries disagree`);
+    layout[kind] = { prefix_length: lengths[kind], hash: RANGE_HASH, documents };
+    const rangeKind: FileKind = { kind: `range:${kind}`, query: '', key: kind, dir: `api/range/${kind}`, accepts: () => true, needsBody: false, raw: true, pageRows: RANGE_PAGE_ROWS };
+    await db.exec(RANGE_FILES, [lengths[kind], headerHead, stamp.as_of_height, BigInt(stamp.updated_at), kind]);
+    await db.exec(RECORD_DOCS, [rangeKind.kind, stamp.as_of_height, BigInt(stamp.updated_at)]);
+    await writeFiles(db, writer, stamp, rangeKind, opts);
+    await opts.step(`documents:${kind}`);
+  }
+  await writer.put(RANGES_INDEX_PATH, json({ ...envelopeOf(stamp), layout: 'ranges', kinds: layout }));
+  return layout;
+}
+
+/**
+ * Writes the files of the documents in x_doc (recorded in x_docs as k.kind):
+ * carries the unchanged ones over and writes the others a page at a time.
  * Returns how many keys were refused as file names.
  */
-async function eachDocument(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, k: DocKind, progress: Progress, step: Step): Promise<number> {
+async function writeFiles(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, k: FileKind, opts: TreeOptions): Promise<number> {
   const { kind } = k;
-  await db.exec(docTable(exportSql(kind)));
-  await db.exec(RECORD_DOCS, [kind, stamp.as_of_height, BigInt(stamp.updated_at)]);
   await db.exec(PLAN_UNCHANGED, [kind]);
   await writer.carryUnchanged(kind);
-  await db.exec(wrapDocumentMacro(stamp.network, kind));
-  await db.exec(PLAN_FETCH, [kind, GZ_MIN, k.needsBody]);
+  await db.exec(PLAN_FETCH, [kind, GZ_MIN, k.needsBody, k.raw ?? false]);
   const total = Number((await db.one<{ n: bigint }>('SELECT count(*) AS n FROM x_fetch'))!.n);
   const refused: string[] = [];
-  progress.start(`export ${kind}`, total, 'docs');
-  const page = (from: number) => db.all<Record<string, unknown>>(FETCH_PAGE, [from, from + PAGE_ROWS]);
+  const pageRows = k.pageRows ?? PAGE_ROWS;
+  opts.progress.start(`export ${kind}`, total, k.raw ? 'files' : 'docs');
+  const page = (from: number) => db.all<Record<string, unknown>>(FETCH_PAGE, [from, from + pageRows]);
   let next = page(0);
-  for (let done = 0; done < total; done += PAGE_ROWS) {
+  for (let done = 0; done < total; done += pageRows) {
     const rows = await next;
     // DuckDB fetches the next page while this one is handed to the file worker.
-    if (done + PAGE_ROWS < total) next = page(done + PAGE_ROWS);
+    if (done + pageRows < total) next = page(done + pageRows);
     await Promise.all(rows.map((row) => {
       const q = String(row.q);
       if (!k.accepts(q)) {
@@ -334,21 +451,21 @@ async function eachDocument(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp,
       return writeMain(writer, k, docRow, doc).then((main) => k.each?.(docRow, doc, main));
     }));
     await writer.ready();
-    progress.update(Math.min(total, done + PAGE_ROWS));
-    await step(`documents:${kind}:${done / PAGE_ROWS + 1}`);
+    opts.progress.update(Math.min(total, done + pageRows));
+    await opts.step(`documents:${kind}:${done / pageRows + 1}`);
   }
   await writer.recordRendered(RENDERED_FILES, [kind, json(refused), k.dir]);
   if (k.renderedAliases) await writer.recordRendered(k.renderedAliases, [kind, k.dir]);
-  progress.stop();
+  opts.progress.stop();
   return refused.length;
 }
 
 /** A document's main file: DuckDB's rendering when it made one, else wrapped and written here; null when DuckDB rendered it. */
-async function writeMain(writer: ReleaseWriter, k: DocKind, row: DocRow, doc: DocKey): Promise<FileEntry[] | null> {
+async function writeMain(writer: ReleaseWriter, k: FileKind, row: DocRow, doc: DocKey): Promise<FileEntry[] | null> {
   const path = docPath(k.dir, row.q);
   if (row.file !== null) {
     writer.writeRendered(path, row.file);
     return null;
   }
-  return row.has_file ? writer.putDocument(path, k.kind, row.body!, doc, row.stamp) : [];
+  return row.has_file ? writer.putDocument(path, k.key, row.body!, doc, row.stamp) : [];
 }

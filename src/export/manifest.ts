@@ -7,7 +7,7 @@ import { toJson } from '../api/json.js';
 import { sqlString, type Db } from '../store/db.js';
 import { exportSql } from './sql.js';
 
-import { DOCS_INDEX, FILES_INDEX } from './release-files.js';
+import { DOCS_INDEX, FILES_INDEX } from '../api/release-files.js';
 
 /** Whether a release has the indexes an export needs to carry its unchanged files over (older releases lack them). */
 export const hasIndexes = (dir: string): boolean => existsSync(join(dir, FILES_INDEX)) && existsSync(join(dir, DOCS_INDEX));

@@ -9,7 +9,7 @@ import pLimit from 'p-limit';
 import { MANIFEST_SCHEMA } from '../api/schemas.js';
 import { UsageError } from '../config.js';
 import { silentProgress, type Progress } from '../progress.js';
-import { MANIFEST_FILE } from './release-files.js';
+import { MANIFEST_FILE } from '../api/release-files.js';
 
 /**
  * `pegscope verify DIR`: does a release directory hold exactly what its

@@ -6,15 +6,13 @@ import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import { wrapJson, type AnalysisStamp } from '../api/envelope.js';
 import { sqlString, type AppendColumn, type Db, type RowAppender, type SqlParams } from '../store/db.js';
 import { FileQueue } from './file-queue.js';
-import { FILES_INDEX, MANIFEST_FILE } from './release-files.js';
+import { BR_MIN, FILES_INDEX, GZ_MIN, MANIFEST_FILE } from '../api/release-files.js';
 import { exportSql } from './sql.js';
+import type { ReleaseSize } from './ranges.js';
 
 const gzipAsync = promisify(gzip);
 const brotliAsync = promisify(brotliCompress);
 
-/** Files at least this large get a .gz sibling; at least BR_MIN a .br one when it beats gzip clearly. */
-export const GZ_MIN = 4096;
-export const BR_MIN = 65536;
 const BR_GAIN = 0.9;
 
 /** The per-query document a file belongs to; an unchanged document's files move to the next release together. */
@@ -68,6 +66,8 @@ const CARRIED_TO_LINK = 'SELECT path FROM x_carry WHERE NOT kept ORDER BY path';
 const RECORD_CARRIED = `INSERT INTO x_files SELECT ${FILE_COLUMNS}, CASE WHEN kept THEN 'kept' ELSE 'reused' END FROM x_carry`;
 const RECYCLED_OTHER_FILES = 'SELECT path FROM x_recycled_files WHERE kind IS NULL';
 const COUNTS = exportSql('files-counts');
+/** Files, bytes and the largest file of the release (x_files). */
+const RELEASE_SIZE = 'SELECT count(*) AS files, sum(size) AS total, arg_max(path, size) AS path, max(size) AS largest FROM x_files';
 
 export interface WriterOptions {
   /** The current release, when its files index lets unchanged documents be hard-linked from it. */
@@ -215,6 +215,14 @@ export class ReleaseWriter {
     } finally {
       await this.files.close();
     }
+  }
+
+  /** The whole release's size once finished, the manifest (not in x_files) included. */
+  async size(manifestBytes: number): Promise<ReleaseSize> {
+    const row = (await this.db.one<{ files: bigint; total: bigint | null; path: string | null; largest: bigint | null }>(RELEASE_SIZE))!;
+    const largest = row.path !== null && Number(row.largest) >= manifestBytes
+      ? { path: row.path, bytes: Number(row.largest) } : { path: MANIFEST_FILE, bytes: manifestBytes };
+    return { files: Number(row.files) + 1, largestFile: largest, totalBytes: Number(row.total ?? 0) + manifestBytes };
   }
 
   async counts(): Promise<WriterCounts> {

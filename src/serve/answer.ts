@@ -8,9 +8,12 @@ import type { Envelope } from '../api/envelope.js';
 import { healthAt } from '../api/health.js';
 import { linksCsv, sliceLinks, type LinksDocument } from '../api/links.js';
 import { amountsCsv, sliceAmounts, type AmountsDocument } from '../api/top-amounts.js';
-import { followAt, followFiles, type FollowDocument } from '../api/follow.js';
-import { notFoundTrace, traceCsv } from '../api/trace.js';
+import { followAt, type FollowDocument } from '../api/follow.js';
+import { notFoundTrace, traceCsv, type TraceDocument } from '../api/trace.js';
 import { privacyOf, type Side } from '../domain/privacy.js';
+import { GZ_MIN } from '../api/release-files.js';
+import { rangePath, RANGES_INDEX_PATH, type RangeKind } from '../client/range.js';
+import { etagOf } from './release.js';
 import type { CachedFile, Release, Site } from './release.js';
 import type { Query, ValidRequest } from './validate.js';
 
@@ -41,8 +44,8 @@ export function answer(site: Site, release: Release, request: ValidRequest, now:
       return trace(site, release, values.q as Query, format);
     case 'address': {
       const q = values.q as Query & { kind: 'address' };
-      return fileReply(site, release, `api/address/${q.value}.json`, 'json')
-        ?? { kind: 'json', body: emptyAddress(release.envelope, q.value), cache: 'analysis' };
+      const file = queryDocument(site, release, 'address', q.value);
+      return file ? { kind: 'file', file, format: 'json', cache: 'analysis' } : { kind: 'json', body: emptyAddress(release.envelope, q.value), cache: 'analysis' };
     }
     case 'follow':
       return follow(site, release, (values.q as Query).value as string, values.depth as number);
@@ -70,33 +73,80 @@ export function requiredFile(site: Site, release: Release, rel: string, format: 
   return fileReply(site, release, rel, format, filename) ?? missing(rel);
 }
 
+/** api/ranges.json of a ranges release; a files-layout release has per-query files instead. */
+export function rangesIndex(site: Site, release: Release): Reply {
+  if (!release.ranges) return filesLayout(release);
+  return requiredFile(site, release, RANGES_INDEX_PATH, 'json');
+}
+
+/** One range file as exported; its prefix must have the layout's length for its kind. */
+export function rangeFile(site: Site, release: Release, kind: RangeKind, prefix: string): Reply {
+  if (!release.ranges) return filesLayout(release);
+  const length = release.ranges.kinds[kind].prefix_length;
+  if (prefix.length !== length) {
+    return { kind: 'error', status: 404, message: `${kind} ranges of release ${release.id} have ${length}-digit prefixes (api/ranges.json); got ${prefix.length} digits` };
+  }
+  return requiredFile(site, release, rangePath(kind, prefix), 'json');
+}
+
+function filesLayout(release: Release): Reply {
+  return { kind: 'error', status: 404, message: `release ${release.id} has one file per query (--layout files), not ranges: ask /api/<endpoint>?q=… instead` };
+}
+
 function missing(rel: string): Reply {
   return { kind: 'error', status: 503, message: `the published release lacks ${rel}; re-run \`pegscope export\`` };
 }
 
+/**
+ * The default document of a query: a line of its range file (ranges layout)
+ * or api/<kind>/<key>.json (files layout); null when the release has none.
+ */
+function queryDocument(site: Site, release: Release, kind: RangeKind, key: string): CachedFile | null {
+  if (!release.ranges) return site.file(release, `api/${kind}/${key}.json`);
+  const line = site.range(release, kind, key).documents.get(key);
+  return line ? documentFile(line) : null;
+}
+
+/** A document cut from a range, sent like the file the files layout has for it (compressed from the size that gets a .gz sibling there). */
+function documentFile(identity: Buffer): CachedFile {
+  return { identity, gzip: null, br: null, etag: etagOf(identity), compressible: identity.length >= GZ_MIN };
+}
+
 function trace(site: Site, release: Release, q: Query, format: 'json' | 'csv'): Reply {
   const value = String(q.value);
-  const file = fileReply(site, release, `api/trace/${value}.${format}`, format, `pegscope-trace-${value}.csv`);
-  if (file) return file;
-  const notFound = notFoundTrace(release.envelope, value);
-  if (format === 'csv') return { kind: 'csv', text: traceCsv(notFound.trace), filename: `pegscope-trace-${value}.csv` };
-  return { kind: 'json', body: notFound, cache: 'analysis' };
+  const filename = `pegscope-trace-${value}.csv`;
+  // The files layout has the CSV twin as a file; the ranges layout derives it from the document, as the exporter did.
+  if (format === 'csv' && !release.ranges) {
+    const file = fileReply(site, release, `api/trace/${value}.csv`, 'csv', filename);
+    if (file) return file;
+  }
+  const file = queryDocument(site, release, 'trace', value);
+  if (format === 'json' && file) return { kind: 'file', file, format, cache: 'analysis' };
+  const found = file ? (JSON.parse(file.identity.toString('utf8')) as TraceDocument).trace : notFoundTrace(release.envelope, value).trace;
+  if (format === 'csv') return { kind: 'csv', text: traceCsv(found), filename };
+  return { kind: 'json', body: notFoundTrace(release.envelope, value), cache: 'analysis' };
 }
 
 /**
- * The default depth is its own file; other depths cut the longest chain the
- * release holds for q (data/follow/ for chains beyond the default depth).
+ * The default depth is the query's document; other depths cut the longest
+ * chain the release holds for q: its chain beyond the default depth
+ * (data/follow/, or the range's chains) or else its document.
  */
 function follow(site: Site, release: Release, address: string, depth: number): Reply {
-  if (depth === numericParam('follow', 'depth').default) {
-    const file = fileReply(site, release, `api/follow/${address}.json`, 'json');
-    if (file) return file;
+  const byDefault = numericParam('follow', 'depth').default;
+  if (depth === byDefault) {
+    const file = queryDocument(site, release, 'follow', address);
+    if (file) return { kind: 'file', file, format: 'json', cache: 'analysis' };
   }
-  for (const rel of followFiles(address, depth)) {
-    const doc = site.data<FollowDocument>(release, rel);
-    if (doc) return { kind: 'json', body: followAt(doc, depth), cache: 'analysis' };
-  }
-  return { kind: 'json', body: emptyFollow(release.envelope, address, depth), cache: 'analysis' };
+  const text = (depth > byDefault ? followChainOf(site, release, address) : null) ?? queryDocument(site, release, 'follow', address)?.identity;
+  if (!text) return { kind: 'json', body: emptyFollow(release.envelope, address, depth), cache: 'analysis' };
+  return { kind: 'json', body: followAt(JSON.parse(text.toString('utf8')) as FollowDocument, depth), cache: 'analysis' };
+}
+
+/** The whole chain of an address whose chain is longer than the default depth, or null. */
+function followChainOf(site: Site, release: Release, address: string): Buffer | null {
+  if (release.ranges) return site.range(release, 'follow', address).chains.get(address) ?? null;
+  return site.file(release, `data/follow/${address}.json`)?.identity ?? null;
 }
 
 function links(site: Site, release: Release, minConfidence: number, limit: number, format: 'json' | 'csv'): Reply {
@@ -124,8 +174,8 @@ function amounts(site: Site, release: Release, endpoint: 'pegin_amounts' | 'pego
 }
 
 function block(site: Site, release: Release, q: Query): Reply {
-  const file = fileReply(site, release, `api/block/${q.value}.json`, 'json');
-  if (file) return file;
+  const file = blockDocument(site, release, q);
+  if (file) return { kind: 'file', file, format: 'json', cache: 'analysis' };
   const what = q.kind === 'height' ? `height ${q.value}` : `hash ${q.value}`;
   return {
     kind: 'error', status: 404,
@@ -133,6 +183,13 @@ function block(site: Site, release: Release, q: Query): Reply {
   };
 }
 
+
+/** A block's document by height, or by hash (files layout: a second name; ranges: the hash's range maps it to the height). */
+function blockDocument(site: Site, release: Release, q: Query): CachedFile | null {
+  if (q.kind === 'height' || !release.ranges) return queryDocument(site, release, 'block', String(q.value));
+  const height = site.range(release, 'block', String(q.value)).header.range.aliases?.[String(q.value)];
+  return height === undefined ? null : queryDocument(site, release, 'block', String(height));
+}
 
 function emptyFollow(envelope: Envelope, query: string, depth: number): FollowDocument {
   return { ...envelope, follow: { query, depth, hops: [], total_confidence: 0 } };

@@ -17,6 +17,8 @@ import type { Envelope } from '../api/envelope.js';
 import type { HealthDocument } from '../api/health.js';
 import type { AmountTable } from '../domain/privacy.js';
 import { Lru, type LruLimits } from '../lru.js';
+import { RANGES_INDEX_PATH, RangeFormatError, type RangeKind, type RangesIndexBody } from '../client/range.js';
+import { indexRange, rangeFileOf, type IndexedRange } from './ranges.js';
 
 /** A file of the release with its precompressed siblings, as written by the export. */
 export interface CachedFile {
@@ -50,6 +52,8 @@ export interface Release {
   amounts: AmountTable;
   /** Parsed data files reused by every request of this release (top lists, full-depth follow chains), sized by their JSON text. */
   parsed: Lru<string, unknown>;
+  /** api/ranges.json: per-query documents are in range files; null for the one-file-per-query layout. */
+  ranges: RangesIndexBody | null;
 }
 
 export class ReleaseUnavailable extends Error {}
@@ -104,7 +108,10 @@ export class Site {
       }
       const amounts = JSON.parse(amountsFile.identity.toString('utf8')) as AmountTable;
       if (!Array.isArray(amounts.pegin) || !Array.isArray(amounts.pegout)) throw new Error('api/amounts.json is not an amount table');
-      return { id: basename(dir), dir, key, envelope, health, amounts, parsed: new Lru(this.dataLimits) };
+      const rangesFile = this.files.read(`${key}\n${RANGES_INDEX_PATH}`, join(dir, RANGES_INDEX_PATH));
+      const ranges = rangesFile ? JSON.parse(rangesFile.identity.toString('utf8')) as RangesIndexBody : null;
+      if (ranges && ranges.layout !== 'ranges') throw new Error(`${RANGES_INDEX_PATH} does not describe a range layout`);
+      return { id: basename(dir), dir, key, envelope, health, amounts, parsed: new Lru(this.dataLimits), ranges };
     } catch (err) {
       if (err instanceof ReleaseUnavailable) throw err;
       // The message goes to clients: the release id, not the server's paths.
@@ -118,6 +125,32 @@ export class Site {
     const file = this.files.read(`${release.key}\n${rel}`, join(release.dir, rel));
     if (!file) assertPresent(release);
     return file;
+  }
+
+  /**
+   * The range of a ranges release that holds `key` of `kind`, indexed once
+   * (kept while it stays in the bounded index cache). Every range of the
+   * layout exists, so a missing or malformed one makes the release unavailable.
+   */
+  range(release: Release, kind: RangeKind, key: string): IndexedRange {
+    const rel = rangeFileOf(release.ranges!, kind, key);
+    const cacheKey = `${release.key}\n${rel}`;
+    const hit = this.files.ranges.get(cacheKey);
+    if (hit) return hit;
+    const bytes = readOptional(join(release.dir, rel));
+    if (!bytes) {
+      assertPresent(release);
+      throw new ReleaseUnavailable(`the published release ${release.id} lacks ${rel}; re-run \`pegscope export\``);
+    }
+    let range: IndexedRange;
+    try {
+      range = indexRange(bytes);
+    } catch (err) {
+      if (!(err instanceof RangeFormatError || err instanceof SyntaxError)) throw err;
+      throw new ReleaseUnavailable(`${rel} of release ${release.id} is not a range file (${err.message}); re-run \`pegscope export\``);
+    }
+    this.files.ranges.set(cacheKey, range, range.bytes + cacheKey.length + ENTRY_OVERHEAD_BYTES);
+    return range;
   }
 
   /** A JSON data file parsed once per release (while it stays in the release's bounded cache). */
@@ -191,6 +224,8 @@ export interface FileCacheLimits {
   maxFileBytes: number;
   /** ETags of streamed files, by inode. */
   digests: LruLimits;
+  /** Indexed range files, sized by the file. */
+  ranges: LruLimits;
 }
 
 /**
@@ -199,10 +234,12 @@ export interface FileCacheLimits {
  */
 export class FileCache {
   readonly files: Lru<string, CachedFile>;
+  readonly ranges: Lru<string, IndexedRange>;
   private readonly digests: Lru<string, Promise<string>>;
 
   constructor(private readonly limits: FileCacheLimits) {
     this.files = new Lru(limits.files);
+    this.ranges = new Lru(limits.ranges);
     this.digests = new Lru(limits.digests);
   }
 

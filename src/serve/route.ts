@@ -7,13 +7,22 @@ import { ENDPOINTS } from '../api/params.js';
 import type { NetworkParams } from '../domain/network.js';
 import { echo, isEndpointName, validateParams, type ValidRequest } from './validate.js';
 import { explorerRoute, type ExplorerFile } from './explorer.js';
+import { isRangeKind, RANGE_KINDS, type RangeKind } from '../client/range.js';
 
 const MAX_URL_BYTES = 2048;
+const RANGE_PATH = /^\/api\/range\/([^/]+)\/([^/]+?)(?:\.json)?$/;
+const RANGE_PREFIX = /^[0-9a-f]{1,8}$/;
+/** The characters any q can have (addresses, txids, hashes, heights); the endpoint validates the rest. */
+const QUERY_PATH = /^\/api\/(trace|address|follow|block)\/([A-Za-z0-9]{1,100})(\.json|\.csv)?$/;
 /** Served as they are, streamed with ranges: the manifest and the bulk dumps. */
 const STATIC_PATH = /^\/(manifest\.json|dumps\/[a-z_]+\.(?:csv\.gz|parquet))$/;
 
 export type Route =
   | { kind: 'file'; rel: 'api/index.json' | 'api/amounts.json' }
+  /** api/ranges.json, the range layout's index (a files-layout release has none). */
+  | { kind: 'ranges' }
+  /** One range file: the documents of `kind` whose key hashes to `prefix`. */
+  | { kind: 'range'; range: RangeKind; prefix: string }
   | { kind: 'endpoint'; request: ValidRequest }
   | { kind: 'static'; rel: string }
   | ExplorerFile
@@ -54,6 +63,26 @@ export function route(target: string, network: NetworkParams): Route {
   // The amount table wallets cache and score locally (pegscope/client).
   if (path === '/api/amounts.json' || path === '/api/amounts') {
     return q === -1 ? { kind: 'file', rel: 'api/amounts.json' } : error(400, 'the amount table takes no parameters');
+  }
+  if (path === '/api/ranges.json' || path === '/api/ranges') {
+    return q === -1 ? { kind: 'ranges' } : error(400, 'the range index takes no parameters');
+  }
+  const range = RANGE_PATH.exec(path);
+  if (range) {
+    if (!isRangeKind(range[1]!)) return error(404, `no range kind ${echo(range[1]!)}; kinds: ${RANGE_KINDS.join(', ')}`);
+    if (!RANGE_PREFIX.test(range[2]!)) return error(400, `a range prefix is 1 to 8 lower-case hex digits (api/ranges.json gives each kind's length); got ${echo(range[2]!)}`);
+    return q === -1 ? { kind: 'range', range: range[1], prefix: range[2]! } : error(400, 'a range takes no parameters');
+  }
+  // /api/<kind>/<q>: the path form static mirrors know (nginx, _redirects), the same answer as ?q=.
+  const byPath = QUERY_PATH.exec(path);
+  if (byPath) {
+    if (search.has('q')) return error(400, `q is given twice: in the path and as a parameter; give it once`);
+    search.append('q', byPath[2]!);
+    if (byPath[3] === '.csv') {
+      if (search.has('format')) return error(400, 'format is given twice: by the .csv suffix and as a parameter; give it once');
+      search.append('format', 'csv');
+    }
+    return endpoint(byPath[1]!, search, network, []);
   }
   // The explorer page, and the documents it reads by file name.
   const page = explorerRoute(path);

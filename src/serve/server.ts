@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { toJson } from '../api/json.js';
 import { networkParams, type NetworkName } from '../domain/network.js';
 import { Lru, type LruLimits } from '../lru.js';
-import { answer, requiredFile, type CachePolicy, type Reply } from './answer.js';
+import { answer, rangeFile, rangesIndex, requiredFile, type CachePolicy, type Reply } from './answer.js';
 import { answerClientError, bodyOf, contentType, preflight, refuseSocket, sendBody, sendError, sendFile, setCommonHeaders, staticType } from './http.js';
 import { ENTRY_OVERHEAD_BYTES, FileCache, ReleaseUnavailable, Site, type CachedFile, type Release } from './release.js';
 import { clientIp, clientKey, hashKey, loadKeys, SlidingWindowLimiter, type ApiKey, type RateDecision } from './ratelimit.js';
@@ -31,6 +31,8 @@ export interface CacheLimits {
   maxFileBytes: number;
   /** ETags of streamed files (dumps, manifest). */
   digests: LruLimits;
+  /** Range files indexed for lookups, sized by the file. */
+  ranges: LruLimits;
   /** Parsed data files per release, by their JSON text (the objects take a few times that). */
   data: LruLimits;
 }
@@ -40,6 +42,7 @@ export const DEFAULT_CACHE_LIMITS: CacheLimits = {
   files: { maxEntries: 20_000, maxBytes: 64 * 1024 * 1024 },
   maxFileBytes: 1024 * 1024,
   digests: { maxEntries: 1_000 },
+  ranges: { maxEntries: 20_000, maxBytes: 128 * 1024 * 1024 },
   data: { maxEntries: 1_000, maxBytes: 8 * 1024 * 1024 },
 };
 
@@ -229,8 +232,9 @@ class Router {
     const key = `${release.key}\n${target}`;
     const hit = this.answers.get(key);
     if (hit) return sendBody(req, res, hit.file, hit.type, this.cacheControl('analysis'), hit.filename);
-    const reply: Reply = r.kind === 'file'
-      ? requiredFile(site, release, r.rel, 'json')
+    const reply: Reply = r.kind === 'file' ? requiredFile(site, release, r.rel, 'json')
+      : r.kind === 'ranges' ? rangesIndex(site, release)
+      : r.kind === 'range' ? rangeFile(site, release, r.range, r.prefix)
       : answer(site, release, r.request, this.now(), this.opts.staleAfterSeconds);
     const entry = cacheable(reply);
     if (!entry) return this.reply(req, res, reply);

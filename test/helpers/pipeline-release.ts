@@ -3,7 +3,7 @@
  * preset) → scanChain → analyze → exportRelease, in a temp dir, with a secret
  * planted next to the tree and inside the release (dotfile) for leak checks.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Db } from '../../src/store/db.js';
@@ -11,21 +11,23 @@ import { createSimSource } from '../../src/chain/sim/index.js';
 import { scanChain } from '../../src/store/scan.js';
 import { analyze } from '../../src/analysis/analyze.js';
 import { exportRelease } from '../../src/export/export.js';
+import { NO_HOST_BUDGET, type Layout } from '../../src/export/ranges.js';
 import { SECRET } from './release-tree.js';
+import { releaseDocuments } from './release-docs.js';
 
 export interface PipelineTree {
   root: string;
   outDir: string;
   /** The published release directory. */
   dir: string;
-  /** A query of each trace type the release has a file for. */
+  /** A query of each trace type the release has a document for. */
   traceQ: { address: string; pegin_tx: string; pegout_tx: string };
   /** The address with the longest follow chain, and its hop count. */
   longestFollow: { address: string; hops: number };
   block: { height: number; hash: string };
 }
 
-export async function buildPipelineTree(seed = 7): Promise<PipelineTree> {
+export async function buildPipelineTree(seed = 7, layout: Layout = 'ranges'): Promise<PipelineTree> {
   const root = mkdtempSync(join(tmpdir(), 'pegscope-serve-pipe-'));
   const outDir = join(root, 'out', 'sim');
   const db = await Db.open(':memory:');
@@ -33,7 +35,7 @@ export async function buildPipelineTree(seed = 7): Promise<PipelineTree> {
   try {
     await scanChain(db, createSimSource({ preset: 'tiny', seed }));
     await analyze(db);
-    dir = (await exportRelease(db, { outDir })).dir;
+    dir = (await exportRelease(db, { outDir, layout, hostBudget: NO_HOST_BUDGET })).dir;
   } finally {
     db.close();
   }
@@ -42,22 +44,20 @@ export async function buildPipelineTree(seed = 7): Promise<PipelineTree> {
   writeFileSync(join(dir, '.secret'), SECRET);
   writeFileSync(join(dir, 'api', '.secret.json'), SECRET);
 
-  const json = (rel: string): any => JSON.parse(readFileSync(join(dir, rel), 'utf8'));
   const traceQ: Partial<PipelineTree['traceQ']> = {};
-  for (const name of readdirSync(join(dir, 'api', 'trace'))) {
-    if (!name.endsWith('.json')) continue;
-    const type = json(`api/trace/${name}`).trace.type as keyof PipelineTree['traceQ'];
-    traceQ[type] ??= name.slice(0, -5);
+  for (const [key, text] of releaseDocuments(dir, 'trace').documents) {
+    const type = JSON.parse(text).trace.type as keyof PipelineTree['traceQ'];
+    traceQ[type] ??= key;
     if (traceQ.address && traceQ.pegin_tx && traceQ.pegout_tx) break;
   }
   let longestFollow = { address: '', hops: -1 };
-  for (const name of readdirSync(join(dir, 'data', 'follow'))) {
-    if (!name.endsWith('.json')) continue;
-    const hops = json(`data/follow/${name}`).follow.hops.length as number;
-    if (hops > longestFollow.hops) longestFollow = { address: name.slice(0, -5), hops };
+  const follow = releaseDocuments(dir, 'follow');
+  for (const [key, text] of [...follow.documents, ...follow.chains]) {
+    const hops = JSON.parse(text).follow.hops.length as number;
+    if (hops > longestFollow.hops) longestFollow = { address: key, hops };
   }
-  const heightFile = readdirSync(join(dir, 'api', 'block')).find((n) => /^\d+\.json$/.test(n))!;
-  const blockDoc = json(`api/block/${heightFile}`).block;
+  const [, blockText] = releaseDocuments(dir, 'block').documents.entries().next().value!;
+  const blockDoc = JSON.parse(blockText).block;
   return {
     root, outDir, dir,
     traceQ: traceQ as PipelineTree['traceQ'],

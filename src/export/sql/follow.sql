@@ -1,18 +1,10 @@
--- follow documents (SPEC §3) at full depth: rows (q, has_file, body), one per
--- address of x_addresses (nodes.sql). data/follow/<q>.json holds the whole
--- chain (a_follow stops at follow_max_hops, src/domain/model.ts) only where it has hops (has_file).
-WITH hops AS (
-  SELECT f.start_address,
-    list({'from': f.from_address, 'pegin': {'txid': f.pegin_txid, 'vout': f.pegin_vout},
-          'pegout': {'txid': f.pegout_txid, 'vout': f.pegout_vout}, 'to': f.to_address,
-          'to_attribution': attr.attribution, 'confidence': f.confidence,
-          'cumulative_confidence': f.cumulative_confidence} ORDER BY f.hop) AS hops,
-    arg_max(f.cumulative_confidence, f.hop) AS total
-  FROM a_follow f LEFT JOIN x_attribution attr ON attr.address = f.to_address
-  GROUP BY f.start_address
-)
-SELECT a.address AS q, coalesce(len(h.hops), 0) > 0 AS has_file, to_json({
-  'query': a.address, 'depth': {{follow_max_hops}}, 'hops': coalesce(h.hops, []),
-  'total_confidence': coalesce(h.total, 0)})::VARCHAR AS body
-FROM x_addresses a LEFT JOIN hops h ON h.start_address = a.address
+-- follow documents (SPEC §3) at the default depth (follow_default_depth hops):
+-- rows (q, has_file, body), one per address of x_addresses (nodes.sql); the
+-- total is the cumulative confidence of the last hop kept. Needs
+-- follow-hops.sql. Longer chains: follow-chain.sql.
+SELECT a.address AS q, true AS has_file, to_json({
+  'query': a.address, 'depth': {{follow_default_depth}},
+  'hops': coalesce(h.hops[1:{{follow_default_depth}}], []),
+  'total_confidence': coalesce(h.hops[least(len(h.hops), {{follow_default_depth}})].cumulative_confidence, 0)})::VARCHAR AS body
+FROM x_addresses a LEFT JOIN x_follow_hops h ON h.start_address = a.address
 ORDER BY q

@@ -1,9 +1,12 @@
 /**
- * Names of the files every release has, for code that reads releases
- * without the exporter (verify, the router): no DuckDB behind this module.
+ * Names and rules of the files every release has, for the exporter and for
+ * code that reads releases without it (verify, the router).
  */
 export const MANIFEST_FILE = 'manifest.json';
 /** The manifest's rows as Parquet (plus document keys): what the next export joins against instead of parsing JSON. */
 export const FILES_INDEX = 'data/files.parquet';
 /** Per-query documents: kind, q, md5 of the body and the stamp of the analysis that last changed it. */
 export const DOCS_INDEX = 'data/docs.parquet';
+/** Files at least this large get a .gz sibling (and the router compresses documents from this size); at least BR_MIN a .br one when it beats gzip clearly. */
+export const GZ_MIN = 4096;
+export const BR_MIN = 65536;
