@@ -8,7 +8,6 @@ import { DEFAULT_KEEP_RELEASES } from '../domain/model.js';
 import { sqlString, type Db } from '../store/db.js';
 import { silentProgress, type Progress } from '../progress.js';
 import { envelopeOf, type AnalysisStamp } from '../api/envelope.js';
-import { API_VERSION } from '../api/params.js';
 import { RANGE_HASH, RANGE_KINDS, RANGES_INDEX_PATH, type RangeKind, type RangeLayout } from '../client/range.js';
 import { healthDocument } from '../api/health.js';
 import { statsDocument } from '../api/stats.js';
@@ -28,6 +27,7 @@ import { hasIndexes, writeManifest } from './manifest.js';
 import { DOCS_INDEX, GZ_MIN, MANIFEST_FILE } from '../api/release-files.js';
 import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease } from './publish.js';
 import { budgetProblems, chooseRangeLayout, DEFAULT_HOST_BUDGET, formatBytes, type HostBudget, type Layout, type ReleaseSize } from './ranges.js';
+import { writeRangeFiles } from './range-writer.js';
 import { ReleaseWriter, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
 
 export interface ExportOptions {
@@ -250,8 +250,7 @@ interface DocKind {
 /**
  * How a kind's documents become files: `<dir>/<q>.json` for the rows with
  * has_file. DuckDB renders and hashes the file when it is too small for
- * compressed siblings (or `raw`: the body is the whole file, a range), and
- * the writer does the rest in JavaScript.
+ * compressed siblings, and the writer does the rest in JavaScript.
  */
 interface FileKind extends DocKind {
   dir: string;
@@ -259,10 +258,6 @@ interface FileKind extends DocKind {
   accepts: (q: string) => boolean;
   /** Whether `each` needs the body even when DuckDB rendered the file. */
   needsBody: boolean;
-  /** The body is the whole file (range files): never wrapped, never given compressed siblings. */
-  raw?: boolean;
-  /** Documents fetched into JavaScript at once. */
-  pageRows?: number;
   /** Further files of the rendered rows, recorded with them: a query over x_fetch giving x_files rows; $1 = kind, $2 = dir. */
   renderedAliases?: string;
   each?: EachDocument;
@@ -273,8 +268,6 @@ const TXID = /^[0-9a-f]{64}$/;
 
 /** Documents fetched into JavaScript at once: enough to keep the file worker busy, few enough to bound memory. */
 const PAGE_ROWS = 4096;
-/** Range files fetched at once (each holds dozens to hundreds of documents). */
-const RANGE_PAGE_ROWS = 64;
 
 /** One kind's documents (bodies in plain decimals: json_plain) with the md5 of each body. */
 const docTable = (query: string): string =>
@@ -287,9 +280,10 @@ const FETCH_PAGE = 'SELECT * EXCLUDE (rn, file_size, file_sha256) FROM x_fetch W
 const RENDERED_FILES = exportSql('rendered-files');
 const RANGE_COUNTS = exportSql('range-counts');
 const RANGE_DOCS = exportSql('range-docs');
-const RANGE_FILES = exportSql('range-files');
-const CREATE_RANGE_DOCS = `CREATE OR REPLACE TEMP TABLE x_range_docs (q VARCHAR, part INTEGER, text VARCHAR, stamp_height INTEGER, stamp_time BIGINT);
-  CREATE OR REPLACE TEMP TABLE x_range_aliases (alias VARCHAR, q VARCHAR)`;
+const CREATE_RANGE_DOCS = `CREATE OR REPLACE TEMP TABLE x_range_docs (prefix VARCHAR, q VARCHAR, part INTEGER, h VARCHAR, text VARCHAR, stamp_height INTEGER, stamp_time BIGINT);
+  CREATE OR REPLACE TEMP TABLE x_range_aliases (prefix VARCHAR, alias VARCHAR, q VARCHAR)`;
+/** Block hashes (x_doc of block) into the ranges their sha256 names; $1 = the prefix length. */
+const RANGE_ALIASES = 'INSERT INTO x_range_aliases SELECT left(sha256(hash), $1), hash, q FROM x_doc';
 /** The envelope around a body as the macro fetch-plan.sql renders small files with (wrapJsonSql), for one network and envelope key. */
 const wrapDocumentMacro = (network: NetworkName, key: string): string =>
   `CREATE OR REPLACE TEMP MACRO wrap_document(stamp_height, stamp_time, body) AS ${wrapJsonSql(network, key, { height: 'stamp_height', time: 'stamp_time', body: 'body' })}`;
@@ -397,22 +391,18 @@ async function writeRangesLayout(db: Db, writer: ReleaseWriter, stamp: AnalysisS
   const counted = (await db.one<Record<RangeKind, bigint>>(RANGE_COUNTS))!;
   const counts = Object.fromEntries(RANGE_KINDS.map((kind) => [kind, Number(counted[kind])])) as Record<RangeKind, number>;
   const lengths = chooseRangeLayout(counts, opts.budget);
-  const headerHead = `${json({ version: API_VERSION, network: stamp.network, unit: networkParams(stamp.network).unit }).slice(0, -1)},"as_of_height":`;
   const layout = {} as Record<RangeKind, RangeLayout>;
   for (const kind of RANGE_KINDS) {
     await db.exec(CREATE_RANGE_DOCS);
     for (const { doc, part } of RANGE_SOURCES[kind]) {
       await renderDocuments(db, stamp, doc);
-      await db.exec(RANGE_DOCS, [doc.kind, part]);
-      if (doc === BLOCK) await db.exec('INSERT INTO x_range_aliases SELECT hash, q FROM x_doc');
+      await db.exec(RANGE_DOCS, [doc.kind, part, lengths[kind]]);
+      if (doc === BLOCK) await db.exec(RANGE_ALIASES, [lengths[kind]]);
     }
     const documents = Number((await db.one<{ n: bigint }>('SELECT count(*) AS n FROM x_range_docs WHERE part = 0'))!.n);
     if (documents !== counts[kind]) throw new Error(`export: ${kind} has ${documents} documents but range-counts.sql counted ${counts[kind]}; the two queries disagree`);
     layout[kind] = { prefix_length: lengths[kind], hash: RANGE_HASH, documents };
-    const rangeKind: FileKind = { kind: `range:${kind}`, query: '', key: kind, dir: `api/range/${kind}`, accepts: () => true, needsBody: false, raw: true, pageRows: RANGE_PAGE_ROWS };
-    await db.exec(RANGE_FILES, [lengths[kind], headerHead, stamp.as_of_height, BigInt(stamp.updated_at), kind]);
-    await db.exec(RECORD_DOCS, [rangeKind.kind, stamp.as_of_height, BigInt(stamp.updated_at)]);
-    await writeFiles(db, writer, stamp, rangeKind, opts);
+    await writeRangeFiles(db, writer, stamp, kind, lengths[kind], opts.progress, opts.step);
     await opts.step(`documents:${kind}`);
   }
   await writer.put(RANGES_INDEX_PATH, json({ ...envelopeOf(stamp), layout: 'ranges', kinds: layout }));
@@ -428,17 +418,16 @@ async function writeFiles(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, k
   const { kind } = k;
   await db.exec(PLAN_UNCHANGED, [kind]);
   await writer.carryUnchanged(kind);
-  await db.exec(PLAN_FETCH, [kind, GZ_MIN, k.needsBody, k.raw ?? false]);
+  await db.exec(PLAN_FETCH, [kind, GZ_MIN, k.needsBody]);
   const total = Number((await db.one<{ n: bigint }>('SELECT count(*) AS n FROM x_fetch'))!.n);
   const refused: string[] = [];
-  const pageRows = k.pageRows ?? PAGE_ROWS;
-  opts.progress.start(`export ${kind}`, total, k.raw ? 'files' : 'docs');
-  const page = (from: number) => db.all<Record<string, unknown>>(FETCH_PAGE, [from, from + pageRows]);
+  opts.progress.start(`export ${kind}`, total, 'docs');
+  const page = (from: number) => db.all<Record<string, unknown>>(FETCH_PAGE, [from, from + PAGE_ROWS]);
   let next = page(0);
-  for (let done = 0; done < total; done += pageRows) {
+  for (let done = 0; done < total; done += PAGE_ROWS) {
     const rows = await next;
     // DuckDB fetches the next page while this one is handed to the file worker.
-    if (done + pageRows < total) next = page(done + pageRows);
+    if (done + PAGE_ROWS < total) next = page(done + PAGE_ROWS);
     await Promise.all(rows.map((row) => {
       const q = String(row.q);
       if (!k.accepts(q)) {
@@ -451,8 +440,8 @@ async function writeFiles(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, k
       return writeMain(writer, k, docRow, doc).then((main) => k.each?.(docRow, doc, main));
     }));
     await writer.ready();
-    opts.progress.update(Math.min(total, done + pageRows));
-    await opts.step(`documents:${kind}:${done / pageRows + 1}`);
+    opts.progress.update(Math.min(total, done + PAGE_ROWS));
+    await opts.step(`documents:${kind}:${done / PAGE_ROWS + 1}`);
   }
   await writer.recordRendered(RENDERED_FILES, [kind, json(refused), k.dir]);
   if (k.renderedAliases) await writer.recordRendered(k.renderedAliases, [kind, k.dir]);

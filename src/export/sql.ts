@@ -25,6 +25,8 @@ export const WORK_TABLES = [
   'x_doc', 'x_docs', 'x_prev_docs', 'x_unchanged', 'x_fetch',
   // follow-hops.sql: every follow chain's hops; range-docs.sql and export.ts: one kind's documents and block aliases on their way into range files.
   'x_follow_hops', 'x_range_docs', 'x_range_aliases',
+  // range-writer.ts: the ranges whose bytes changed.
+  'x_range_todo',
   // writer.ts: the files of this release, of the previous one, of the recycled one, those carried over.
   'x_files', 'x_prev_files', 'x_recycled_files', 'x_carry',
   // manifest.ts: the analyses the release's documents are stamped with.

@@ -117,6 +117,14 @@ export class ReleaseWriter {
     return bytes.length < GZ_MIN ? [file] : [file, ...await this.compress(path, bytes, doc)];
   }
 
+  /** A file written as it is, without compressed siblings (range files: a host compresses them on the fly, and siblings would double the file count). */
+  putRange(path: string, text: string, doc: DocKey, stamp: AnalysisStamp): void {
+    const bytes = Buffer.from(text);
+    this.ensureDir(path);
+    this.files.push({ op: 'write', path: this.at(path), data: bytes });
+    this.record({ path, size: bytes.length, sha256: sha256(bytes) }, doc, stamp);
+  }
+
   /** A per-query document `{envelope, key: body}` stamped with the analysis that last changed its body. */
   putDocument(path: string, key: string, body: string, doc: DocKey, stamp: AnalysisStamp): Promise<FileEntry[]> {
     return this.put(path, wrapJson(stamp, key, body), doc, stamp);

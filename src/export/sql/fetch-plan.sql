@@ -3,17 +3,15 @@
 -- siblings ($2 = their minimum size in bytes) is rendered here in its
 -- envelope (the wrap_document macro), with its size and sha256; the body is
 -- kept only where JavaScript still needs it ($3: the kind uses its body).
--- $4: the body is the whole file already (range files): never wrapped, and
--- always rendered here, since such files get no compressed siblings.
 CREATE OR REPLACE TEMP TABLE x_fetch AS
 WITH w AS (
   SELECT d.* EXCLUDE (h), s.stamp_height, s.stamp_time,
-    CASE WHEN d.has_file THEN CASE WHEN $4 THEN d.body ELSE wrap_document(s.stamp_height, s.stamp_time, d.body) END END AS wrapped
+    CASE WHEN d.has_file THEN wrap_document(s.stamp_height, s.stamp_time, d.body) END AS wrapped
   FROM x_doc d
   JOIN x_docs s ON s.kind = $1 AND s.q = d.q
   ANTI JOIN x_unchanged u ON u.q = d.q
 ),
-r AS (SELECT *, $4 OR coalesce(strlen(wrapped) < $2, false) AS rendered FROM w)
+r AS (SELECT *, coalesce(strlen(wrapped) < $2, false) AS rendered FROM w)
 SELECT row_number() OVER (ORDER BY q) AS rn, r.* EXCLUDE (body, wrapped, rendered),
   CASE WHEN rendered AND NOT $3 THEN NULL ELSE body END AS body,
   CASE WHEN rendered THEN wrapped END AS file,

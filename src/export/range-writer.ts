@@ -1,0 +1,109 @@
+/**
+ * Range files of one kind (SPEC §4, format in src/client/range.ts) from the
+ * documents the exporter put in x_range_docs. DuckDB decides which ranges
+ * changed (an md5 over what each file is made of, joined with the previous
+ * release's); those are carried over by the writer untouched, and only the
+ * others are built here, streaming their documents in file order, so no
+ * range is ever held whole in DuckDB and no unchanged one is rebuilt.
+ */
+import { encodeRange, RANGE_HASH, rangePath, type RangeHeader, type RangeKind } from '../client/range.js';
+import { envelopeOf, type AnalysisStamp } from '../api/envelope.js';
+import type { Db } from '../store/db.js';
+import type { Progress } from '../progress.js';
+import { exportSql } from './sql.js';
+import type { ReleaseWriter } from './writer.js';
+
+const RANGE_DIGESTS = exportSql('range-digests');
+const RECORD_DOCS = exportSql('docs-record');
+const PLAN_UNCHANGED = exportSql('docs-unchanged');
+/** The ranges to build: every range whose digest differs from the previous release's. */
+const PLAN_TODO = 'CREATE OR REPLACE TEMP TABLE x_range_todo AS SELECT q AS prefix FROM x_doc ANTI JOIN x_unchanged USING (q)';
+const TODO = 'SELECT prefix FROM x_range_todo ORDER BY prefix';
+const TODO_ALIASES = 'SELECT prefix, alias, q FROM x_range_aliases SEMI JOIN x_range_todo USING (prefix) ORDER BY prefix, alias';
+const TODO_DOCS = `SELECT prefix, q, part, text, stamp_height, stamp_time FROM x_range_docs
+  SEMI JOIN x_range_todo USING (prefix) ORDER BY prefix, part, q`;
+
+/** Range files handed to the file worker between waits for it (and between onStep calls). */
+const FILES_PER_STEP = 16;
+
+/** One document line of a range file as the stream delivers it. */
+interface RangeLine {
+  key: string;
+  part: number;
+  text: string;
+  stamp: { height: number; time: number };
+}
+
+/** Writes kind's range files of `prefixLength` hex digits (the pseudo-kind `range:<kind>` in x_docs); returns how many were built. */
+export async function writeRangeFiles(
+  db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, kind: RangeKind, prefixLength: number,
+  progress: Progress, step: (name: string) => Promise<void>,
+): Promise<number> {
+  const pseudo = `range:${kind}`;
+  await db.exec(RANGE_DIGESTS, [prefixLength, stamp.as_of_height, BigInt(stamp.updated_at)]);
+  await db.exec(RECORD_DOCS, [pseudo, stamp.as_of_height, BigInt(stamp.updated_at)]);
+  await db.exec(PLAN_UNCHANGED, [pseudo]);
+  await writer.carryUnchanged(pseudo);
+  await db.exec(PLAN_TODO);
+  const todo = (await db.all<{ prefix: string }>(TODO)).map((r) => r.prefix);
+  const aliases = new Map<string, Record<string, number>>();
+  for (const row of await db.all<{ prefix: string; alias: string; q: string }>(TODO_ALIASES)) {
+    let map = aliases.get(row.prefix);
+    if (!map) aliases.set(row.prefix, (map = {}));
+    map[row.alias] = Number(row.q);
+  }
+  progress.start(`export ${pseudo}`, todo.length, 'files');
+  const lines = rangeLines(db);
+  let pending = await lines.next();
+  for (let i = 0; i < todo.length; i++) {
+    const prefix = todo[i]!;
+    const docs: RangeLine[] = [];
+    while (!pending.done && pending.value.prefix === prefix) {
+      docs.push(pending.value.line);
+      pending = await lines.next();
+    }
+    const header = rangeHeader(stamp, kind, prefix, docs, aliases.get(prefix));
+    writer.putRange(rangePath(kind, prefix), encodeRange(header, docs.map((d) => d.text)), { kind: pseudo, q: prefix },
+      { network: stamp.network, as_of_height: header.as_of_height, updated_at: header.updated_at });
+    if (i % FILES_PER_STEP === FILES_PER_STEP - 1) {
+      await writer.ready();
+      progress.update(i + 1);
+      await step(`documents:${pseudo}:${(i + 1) / FILES_PER_STEP}`);
+    }
+  }
+  if (!pending.done) throw new Error(`export: a ${kind} document of range ${pending.value.prefix} has no range to go to`);
+  progress.stop();
+  return todo.length;
+}
+
+/** The documents of the ranges to build, in file order, a DuckDB chunk at a time. */
+async function* rangeLines(db: Db): AsyncGenerator<{ prefix: string; line: RangeLine }> {
+  for await (const rows of db.stream(TODO_DOCS)) {
+    for (const [prefix, key, part, text, height, time] of rows) {
+      yield { prefix: String(prefix), line: { key: String(key), part: Number(part), text: String(text), stamp: { height: Number(height), time: Number(time) } } };
+    }
+  }
+}
+
+/**
+ * A range's header: the envelope of its newest document (the release's
+ * stamp when it is empty, so an unchanged range keeps its bytes), its keys,
+ * follow's longer chains and block's hash aliases.
+ */
+function rangeHeader(stamp: AnalysisStamp, kind: RangeKind, prefix: string, docs: RangeLine[], aliases?: Record<string, number>): RangeHeader {
+  let newest = { height: stamp.as_of_height, time: stamp.updated_at };
+  if (docs.length > 0) {
+    newest = docs[0]!.stamp;
+    for (const d of docs) if (d.stamp.time > newest.time || (d.stamp.time === newest.time && d.stamp.height > newest.height)) newest = d.stamp;
+  }
+  const chains = docs.filter((d) => d.part === 1).map((d) => d.key);
+  return {
+    ...envelopeOf({ network: stamp.network, as_of_height: newest.height, updated_at: newest.time }),
+    range: {
+      kind, prefix, hash: RANGE_HASH,
+      keys: docs.filter((d) => d.part === 0).map((d) => d.key),
+      ...(chains.length > 0 ? { chains } : {}),
+      ...(aliases ? { aliases } : {}),
+    },
+  };
+}
