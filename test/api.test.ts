@@ -117,9 +117,12 @@ describe('documents', () => {
     }
   });
 
-  it('the index names every endpoint with its parameters, the disclaimer, licences and attribution', () => {
+  it('the index names every endpoint with its parameters, the amount table, range files, the OpenAPI document, the disclaimer, licences and attribution', () => {
     const index = indexDocument(stamp);
-    expect(Object.keys(index.endpoints).sort()).toEqual(Object.keys(ENDPOINTS).sort());
+    expect(Object.keys(index.endpoints)).toEqual([...Object.keys(ENDPOINTS), 'amounts', 'range', 'openapi']);
+    expect(index.endpoints.amounts).toMatch(/^GET \/api\/amounts\.json — /);
+    expect(index.endpoints.range).toMatch(/^GET \/api\/range\/<kind>\/<prefix> — every trace, address, follow, block document .*\/api\/ranges\.json/);
+    expect(index.endpoints.openapi).toMatch(/^GET \/api\/openapi\.json — .*OpenAPI 3\.1/);
     expect(index.endpoints.links).toBe('GET /api/links?min_confidence?&limit?&format? — round-trip links ordered by confidence');
     expect(index.endpoints.trace).toMatch(/^GET \/api\/trace\?q&format\? — /);
     expect(index.disclaimer).toMatch(/heuristic inference.*never proof/);
