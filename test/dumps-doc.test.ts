@@ -4,6 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Db, sqlString } from '../src/store/db.js';
 import { exportTinyRelease, type TinyRelease } from './helpers/tiny-release.js';
+import { DUMPS } from '../src/export/dumps.js';
 
 interface Column { name: string; type: string }
 
@@ -70,18 +71,25 @@ describe('docs/dumps.md', () => {
     }
   });
 
-  it('describes reasons truly: the sentences split on "; " are the five of the analysis', async () => {
-    const rows = await db.all<{ reasons: string }>(
+  it('describes the reasons of a link truly: five sentences, none holding the CSV separator', async () => {
+    const rows = await db.all<{ reasons: string[] }>(
       `SELECT reasons FROM read_parquet(${sqlString(join(dumpDir(), 'links.parquet'))})`);
     expect(rows.length).toBeGreaterThan(0);
-    for (const { reasons } of rows) {
-      const parts = reasons.split('; ');
+    for (const { reasons: parts } of rows) {
       expect(parts).toHaveLength(5);
+      for (const part of parts) expect(part).not.toContain('; ');
       expect(parts[0]).toMatch(/^amount difference \d+ litoshi: /);
       expect(parts[1]).toMatch(/^\d+ candidate peg-in\(s\) in the window \[\d+\.\d{8}, \d+\.\d{8}\]$/);
       expect(parts[2]).toMatch(/^\d+ competing peg-out\(s\) could also be this peg-in's exit$/);
       expect(parts[3]).toMatch(/^block gap \d+ \(about \d+\.\d hours\)$/);
       expect(parts[4]).toMatch(/^weight \S+ against a none-of-these weight of \d\.\d\d: share \d\.\d{3} among this peg-out's candidates, \d\.\d{3} among this peg-in's exits$/);
     }
+  });
+
+  it('lists every dump in the Files table with the height column DUMPS declares', () => {
+    const doc = readFileSync(new URL('../docs/dumps.md', import.meta.url), 'utf8');
+    const files = doc.slice(doc.indexOf('## Files'), doc.indexOf('## ', doc.indexOf('## Files') + 3));
+    const rows = [...files.matchAll(/^\| `(\w+)` \|.*\| (?:`(\w+)`|—) \|$/gm)].map((m) => [m[1], m[2] ?? null]);
+    expect(rows).toEqual(DUMPS.map((d) => [d.name, d.height]));
   });
 });

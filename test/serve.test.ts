@@ -47,7 +47,7 @@ describe('route forms', () => {
       const res = await get(base, path);
       expect(res.status).toBe(200);
       expect(res.json.service).toBe('pegscope');
-      expect(Object.keys(res.json.endpoints)).toEqual(Object.keys(ENDPOINTS));
+      expect(Object.keys(res.json.endpoints)).toEqual([...Object.keys(ENDPOINTS), 'amounts', 'range', 'openapi']);
     }
   });
 

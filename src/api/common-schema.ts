@@ -26,7 +26,7 @@ const category: JsonSchema = { enum: [...LABEL_CATEGORY_NAMES] };
 
 const attribution = nullable(obj({
   entity: { type: 'string' },
-  category,
+  category: ref('category'),
   via: { enum: ['direct', 'cluster'] },
   confidence,
   cluster_id: nullable({ type: 'string' }),
@@ -34,13 +34,13 @@ const attribution = nullable(obj({
 
 const peginLink = obj({
   pegout_txid: txid, pegout_vout: count, pegout_amount: amount, pegout_address: nullable({ type: 'string' }),
-  pegout_entity: nullable({ type: 'string' }), pegout_category: nullable(category),
-  confidence, block_gap: count, candidate_count: count, reasons,
+  pegout_entity: nullable({ type: 'string' }), pegout_category: nullable(ref('category')),
+  confidence, block_gap: count, candidate_count: count, reasons: ref('reasons'),
 });
 
 const pegoutLink = obj({
   pegin_txid: txid, pegin_vout: count, pegin_amount: amount, pegin_height: count,
-  confidence, block_gap: count, candidate_count: count, reasons,
+  confidence, block_gap: count, candidate_count: count, reasons: ref('reasons'),
 });
 
 const peginNode = obj({
@@ -50,7 +50,7 @@ const peginNode = obj({
   links: { type: 'array', items: ref('pegin_link') },
   score: nullable(obj({
     privacy_score: { type: 'integer', minimum: 0, maximum: 100 }, anonymity_set: count,
-    max_link_confidence: nullable(confidence), reasons,
+    max_link_confidence: nullable(confidence), reasons: ref('reasons'),
   })),
 });
 
@@ -60,16 +60,16 @@ const pegoutNode = obj({
   links: { type: 'array', items: ref('pegout_link') },
   score: nullable(obj({
     risk_score: { type: 'integer', minimum: 0, maximum: 100 }, dest_category: nullable({ type: 'string' }),
-    traceability: nullable({ type: 'number', minimum: 0, maximum: 1 }), reasons,
+    traceability: nullable({ type: 'number', minimum: 0, maximum: 1 }), reasons: ref('reasons'),
   })),
 });
 
 const linkRecord = obj({
   pegout_txid: txid, pegout_vout: count, pegout_height: count, pegout_amount: amount,
-  pegout_address: nullable({ type: 'string' }), pegout_entity: nullable({ type: 'string' }), pegout_category: nullable(category),
+  pegout_address: nullable({ type: 'string' }), pegout_entity: nullable({ type: 'string' }), pegout_category: nullable(ref('category')),
   pegin_txid: txid, pegin_vout: count, pegin_height: count, pegin_amount: amount,
   confidence, risk_score: nullable({ type: 'integer', minimum: 0, maximum: 100 }),
-  block_gap: count, candidate_count: count, reasons,
+  block_gap: count, candidate_count: count, reasons: ref('reasons'),
 });
 
 const amountCount = obj({ amount, count });

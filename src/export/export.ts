@@ -16,6 +16,8 @@ import * as links from '../api/links.js';
 import * as amounts from '../api/top-amounts.js';
 import * as trace from '../api/trace.js';
 import { indexDocument } from '../api/index.js';
+import { OPENAPI_PATH } from '../api/openapi.js';
+import { openApiText } from '../api/schemas.js';
 import { toJson as json } from '../api/json.js';
 import { redirectsFile, headersFile, nginxSnippet } from './configs.js';
 import { writeDumps } from './dumps.js';
@@ -199,6 +201,7 @@ async function writeEndpointDocuments(db: Db, writer: ReleaseWriter, stamp: Anal
   if (!rec) throw new Error('a_recommendations is empty; run `pegscope analyze` before exporting');
   await writer.put('api/recommendations.json', json(recommendationsDocument(stamp, rec.doc)));
   await writer.put('api/index.json', json(indexDocument(stamp)));
+  await writer.put(OPENAPI_PATH, openApiText());
 
   const topLinks = await db.one<{ links: string | null }>(TOP_LINKS, [links.TOP_LINKS]);
   const linksTop = links.linksDocument(stamp, JSON.parse(topLinks?.links ?? '[]'));

@@ -4,6 +4,7 @@
  * and endpoint requests whose every parameter has been validated.
  */
 import { ENDPOINTS } from '../api/params.js';
+import { OPENAPI_PATH } from '../api/openapi.js';
 import type { NetworkParams } from '../domain/network.js';
 import { echo, isEndpointName, validateParams, type ValidRequest } from './validate.js';
 import { explorerRoute, type ExplorerFile } from './explorer.js';
@@ -18,7 +19,7 @@ const QUERY_PATH = /^\/api\/(trace|address|follow|block)\/([A-Za-z0-9]{1,100})(\
 const STATIC_PATH = /^\/(manifest\.json|dumps\/[a-z_]+\.(?:csv\.gz|parquet))$/;
 
 export type Route =
-  | { kind: 'file'; rel: 'api/index.json' | 'api/amounts.json' }
+  | { kind: 'file'; rel: 'api/index.json' | 'api/amounts.json' | typeof OPENAPI_PATH }
   /** api/ranges.json, the range layout's index (a files-layout release has none). */
   | { kind: 'ranges' }
   /** One range file: the documents of `kind` whose key hashes to `prefix`. */
@@ -63,6 +64,9 @@ export function route(target: string, network: NetworkParams): Route {
   // The amount table wallets cache and score locally (pegscope/client).
   if (path === '/api/amounts.json' || path === '/api/amounts') {
     return q === -1 ? { kind: 'file', rel: 'api/amounts.json' } : error(400, 'the amount table takes no parameters');
+  }
+  if (path === `/${OPENAPI_PATH}`) {
+    return q === -1 ? { kind: 'file', rel: OPENAPI_PATH } : error(400, 'the OpenAPI document takes no parameters');
   }
   if (path === '/api/ranges.json' || path === '/api/ranges') {
     return q === -1 ? { kind: 'ranges' } : error(400, 'the range index takes no parameters');

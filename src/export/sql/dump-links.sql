@@ -1,6 +1,10 @@
--- dumps/links.*: every reported link in API order, amounts in litoshi.
-SELECT pegout_txid, pegout_vout, pegout_height, pegout_amount AS pegout_amount_litoshi, pegout_address,
-  pegin_txid, pegin_vout, pegin_height, pegin_amount AS pegin_amount_litoshi, amount_diff AS amount_diff_litoshi,
-  block_gap, candidate_count, competitor_count, confidence, array_to_string(reasons, '; ') AS reasons
-FROM a_links
-ORDER BY confidence DESC, block_gap, pegout_txid, pegout_vout, pegin_txid, pegin_vout
+-- dumps/links.*: every reported link in API order, amounts in litoshi, with
+-- the peg-out's attribution and risk score as /api/links gives them.
+SELECT l.pegout_txid, l.pegout_vout, l.pegout_height, l.pegout_amount AS pegout_amount_litoshi, l.pegout_address,
+  a.entity AS pegout_entity, a.category AS pegout_category,
+  l.pegin_txid, l.pegin_vout, l.pegin_height, l.pegin_amount AS pegin_amount_litoshi, l.amount_diff AS amount_diff_litoshi,
+  l.block_gap, l.candidate_count, l.competitor_count, l.confidence, s.risk_score, l.reasons
+FROM a_links l
+LEFT JOIN a_attribution a ON a.address = l.pegout_address
+LEFT JOIN a_pegout_scores s ON s.txid = l.pegout_txid AND s.vout = l.pegout_vout
+ORDER BY l.confidence DESC, l.block_gap, l.pegout_txid, l.pegout_vout, l.pegin_txid, l.pegin_vout

@@ -1,0 +1,5 @@
+-- dumps/attribution.*: every attributed address, directly labelled or through
+-- its cluster (a_attribution), one row per address.
+SELECT address, entity, category, via, confidence, cluster_id
+FROM a_attribution
+ORDER BY address

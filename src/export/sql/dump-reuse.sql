@@ -1,0 +1,7 @@
+-- dumps/reuse.*: address reuse (a_reuse): a peg-out paying an address that
+-- funded an earlier peg-in, with the latest such peg-in, one row per peg-out.
+SELECT r.address, r.pegout_txid, r.pegout_vout, o.height AS pegout_height, r.pegin_txid, r.pegin_vout, p.height AS pegin_height
+FROM a_reuse r
+JOIN analysed_pegouts o ON o.txid = r.pegout_txid AND o.vout = r.pegout_vout
+JOIN analysed_pegins p ON p.txid = r.pegin_txid AND p.vout = r.pegin_vout
+ORDER BY o.height, r.pegout_txid, r.pegout_vout
