@@ -10,7 +10,7 @@ import { formatProblem, formatVerdict, isOk, verifyRelease } from './export/veri
 import { packageVersion } from './version.js';
 import { DEFAULT_CACHE_SECONDS, startServer } from './serve/server.js';
 import { loadConfigFile } from './config-file.js';
-import { DEFAULT_KEEP_RELEASES } from './domain/model.js';
+import { DEFAULT_KEEP_RELEASES, HORIZON_BLOCKS } from './domain/model.js';
 import { DEFAULT_HOST_BUDGET, LAYOUTS, parseHostBudget, type HostBudget, type Layout } from './export/ranges.js';
 
 /** Log lines and error messages carry text from nodes, servers, clients and files: one escaped line each. */
@@ -46,6 +46,12 @@ function withSource(cmd: Command): Command {
     .option('--seed <n>', 'sim seed', parseInteger('--seed', 0, MAX_SEED), 1)
     .option('--to <height>', 'stop scanning at this height', parseInteger('--to', 0, MAX_HEIGHT))
     .option('--allow-syncing', 'scan a node still in initial block download (blocks < headers) up to the blocks it has (docs/node.md)');
+}
+
+/** What `analyze` and `job` take from the analysis model. */
+function withAnalysis(cmd: Command): Command {
+  return cmd.option('--horizon <blocks>', `blocks within which pegs can be linked and hide each other (SPEC §2 Horizon; default ${HORIZON_BLOCKS}, 60 days; docs/methodology.md)`,
+    parseInteger('--horizon', 1, MAX_HEIGHT), HORIZON_BLOCKS);
 }
 
 /** What `export` and `job` say about the release they publish. */
@@ -124,11 +130,11 @@ export function buildProgram(): Command {
       }
     });
 
-  withCommon(program.command('analyze').description('recompute every derived table atomically'))
-    .action(async (flags: CommonOptions) => {
+  withAnalysis(withCommon(program.command('analyze').description('recompute every derived table atomically')))
+    .action(async (flags: CommonOptions & { horizon: number }) => {
       const config = resolveConfig(flags);
       const { analyze } = await import('./analysis/analyze.js');
-      await withDb(config, async (db) => { await analyze(db, { log }); }, true);
+      await withDb(config, async (db) => { await analyze(db, { horizon: flags.horizon, log }); }, true);
     });
 
   withRelease(withCommon(program.command('export').description('write and publish a new release of the static tree')))
@@ -138,13 +144,13 @@ export function buildProgram(): Command {
       await withDb(config, (db) => exportRelease(db, { outDir: config.outDir, ...releaseOptions(flags), progress: consoleProgress(), log }), true);
     });
 
-  withRelease(withSource(withNode(withCommon(program.command('job').description('scan + analyze + export; --every repeats it')))))
+  withAnalysis(withRelease(withSource(withNode(withCommon(program.command('job').description('scan + analyze + export; --every repeats it'))))))
     .option('--every <duration>', 'repeat every duration (30s, 5m, 1h); one run at a time; with --config each run does every network in turn')
     .option('--labels <files...>', 'label files to import before analysing')
     .option('--config <file>', 'run every network of a config file in turn, one after the other (docs/deploy.md)')
-    .action(async (flags: SourceFlags & JobOptions & ReleaseFlags & { every?: string; config?: string }) => {
+    .action(async (flags: SourceFlags & JobOptions & ReleaseFlags & { every?: string; config?: string; horizon: number }) => {
       const configs = flags.config ? loadConfigFile(flags.config).map((site) => site.config) : [resolveConfig(flags)];
-      const options: JobOptions = { ...sourceOptions(flags), to: flags.to, allowSyncing: flags.allowSyncing, ...releaseOptions(flags), labels: flags.labels, log };
+      const options: JobOptions = { ...sourceOptions(flags), to: flags.to, allowSyncing: flags.allowSyncing, horizon: flags.horizon, ...releaseOptions(flags), labels: flags.labels, log };
       const { runJobs, runJobsEvery } = await import('./job.js');
       await (flags.every ? runJobsEvery(configs, options, flags.every) : runJobs(configs, options));
     });

@@ -17,6 +17,8 @@ export interface JobOptions extends SourceOptions {
   to?: number;
   /** Scan a node still in initial block download (ScanOptions.allowSyncing). */
   allowSyncing?: boolean;
+  /** Blocks of the analysis horizon (AnalyzeOptions.horizon). */
+  horizon?: number;
   keep?: number;
   layout?: Layout;
   hostBudget?: HostBudget;
@@ -50,7 +52,7 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
         for (const r of labels.rejected) opts.log(`labels: rejected ${r.file}:${r.line}: ${r.reason}`);
         opts.log(`labels: ${labels.imported} imported`);
       }
-      await analyze(db, { log: opts.log });
+      await analyze(db, { horizon: opts.horizon, log: opts.log });
       const exported = await exportRelease(db, { outDir: config.outDir, keep: opts.keep ?? DEFAULT_KEEP_RELEASES, layout: opts.layout, hostBudget: opts.hostBudget, progress, log: opts.log });
       return { scannedTo: scan.toHeight, newBlocks: scan.blocks, releaseId: exported.releaseId, files: exported.files };
     } finally {

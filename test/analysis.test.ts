@@ -32,6 +32,48 @@ async function fresh(): Promise<Db> {
   return db;
 }
 
+describe('the horizon (SPEC §2)', () => {
+  const H = 100;
+  const amount = 50_000_000;
+
+  it('links only peg-ins at most H blocks before the peg-out, and weighs the gap over H blocks', async () => {
+    const d = await fresh();
+    await insertChain(d, 400, [
+      { txid: txid('old'), height: 100, amount: amount + 6_410, inputs: ['A1'] },
+      { txid: txid('near'), height: 250, amount: amount + 6_500, inputs: ['A2'] },
+    ], [{ txid: txid('out'), vout: 1, height: 300, amount, address: 'B1' }]);
+    await analyze(d, { now: 1, horizon: H });
+    const links = await d.all<{ pegin_txid: string; candidate_count: bigint; confidence: number }>('SELECT pegin_txid, candidate_count, confidence FROM a_links');
+    const w = expectedWeight(6_500, 50, H, 1);
+    expect(links).toEqual([{ pegin_txid: txid('near'), candidate_count: 1n, confidence: round4(w / (NONE + w)) }]);
+    expect(await d.all('SELECT key, value FROM a_meta WHERE key = $1', ['horizon_blocks'])).toEqual([{ key: 'horizon_blocks', value: String(H) }]);
+  });
+
+  it('counts anonymity sets within H blocks on either side, and the amount table over the last H blocks', async () => {
+    const d = await fresh();
+    const heights = [10, 200, 260, 300, 390];
+    await insertChain(d, 400, heights.map((height, i) => ({ txid: txid(`p${i}`), height, amount: amount + i, inputs: [`A${i}`] })), []);
+    await analyze(d, { now: 1, horizon: H });
+    const sets = await d.all<{ txid: string; anonymity_set: number }>('SELECT txid, anonymity_set FROM a_pegin_scores ORDER BY txid');
+    const expected = heights.map((h, i) => ({ txid: txid(`p${i}`), anonymity_set: heights.filter((o) => Math.abs(o - h) <= H).length }));
+    expect(sets).toEqual(expected.sort((a, b) => a.txid.localeCompare(b.txid)));
+    const table = await d.all<{ count: bigint }>("SELECT count FROM a_amounts WHERE side = 'pegin'");
+    expect(table).toHaveLength(heights.filter((h) => h > 400 - H).length);
+  });
+
+  it('calls an amount common only when it repeats within H blocks of the peg-in', async () => {
+    const d = await fresh();
+    await insertChain(d, 500, [
+      { txid: txid('twin-old'), height: 10, amount: amount + 6_410, inputs: ['A1'] },
+      { txid: txid('twin'), height: 300, amount: amount + 6_410, inputs: ['A2'] },
+    ], [{ txid: txid('out'), vout: 1, height: 340, amount, address: 'B1' }]);
+    await analyze(d, { now: 1, horizon: H });
+    expect(await d.all('SELECT pegin_txid FROM a_links')).toEqual([{ pegin_txid: txid('twin') }]);
+    await analyze(d, { now: 1, horizon: 400 });
+    expect(await d.all('SELECT pegin_txid FROM a_links')).toEqual([]);
+  });
+});
+
 describe('round-trip links', () => {
   it('links a unique round trip with the confidence of the model and its reasons', async () => {
     const d = await fresh();
@@ -53,7 +95,8 @@ describe('round-trip links', () => {
     expect(reasons[1]).toBe(`1 candidate peg-in(s) in the window [${formatCoin(pegout)}, ${formatCoin(pegout + P.tol)}]`);
     expect(reasons[3]).toBe(`block gap 40 (about ${(40 * CHAIN_FACTS.block_seconds.value / 3600).toFixed(1)} hours)`);
     expect(await d.all('SELECT key, value FROM a_meta ORDER BY key')).toEqual([
-      { key: 'as_of_height', value: '300' }, { key: 'network', value: 'sim' }, { key: 'updated_at', value: '1700000000' },
+      { key: 'as_of_height', value: '300' }, { key: 'horizon_blocks', value: String(P.horizon_blocks) }, { key: 'network', value: 'sim' },
+      { key: 'tolerance', value: String(P.tol) }, { key: 'updated_at', value: '1700000000' },
     ]);
   });
 

@@ -1,30 +1,29 @@
 -- a_links: round-trip links (peg-in → later peg-out of the same amount minus MWEB fees).
 -- Heuristic and every constant: docs/methodology.md "Round-trip links".
--- Count first, join only what can be reported: a peg-out's window [A, A + tol]
--- is a range of ranks in the amount-sorted peg-ins, so a window is counted with
--- two ASOF lookups, and only windows of at most {{max_join}} peg-ins are expanded
--- into pairs (an equi-join on rank). 100,000 peg-ins of exactly 1.0 never meet
--- 100,000 peg-outs just below it.
--- The pair pipeline carries integer ids only (peg-in rank rk, peg-out row orid);
+-- A peg-out's candidates are the peg-ins in its window [A, A + tol] in the
+-- {{horizon_blocks}} blocks before it (the horizon, SPEC §2), counted exactly
+-- by box-count.ts (w_pegout_windows); only windows of at most {{max_join}} such peg-ins
+-- are expanded into pairs: a window is a range of ranks in the amount-sorted
+-- peg-ins (an equi-join on rank), filtered by height. 100,000 peg-ins of
+-- exactly 1.0 never meet 100,000 peg-outs just below it.
+-- The pair pipeline carries integer ids only (peg-in rank rk, peg-out id orid);
 -- txids and addresses are joined back for the reported rows at the end.
 CREATE OR REPLACE TEMP TABLE w_pegin_ranked AS
 SELECT txid, vout, height, amount, row_number() OVER (ORDER BY amount, height, txid, vout) AS rk,
-       count(*) OVER (PARTITION BY amount) AS exact_count
+       count(*) OVER (PARTITION BY amount ORDER BY height
+                      RANGE BETWEEN {{horizon_blocks}} PRECEDING AND {{horizon_blocks}} FOLLOWING) AS exact_count
 FROM w_pegins;
 
 -- Number of peg-ins with an amount <= each distinct amount.
 CREATE OR REPLACE TEMP TABLE w_pegin_cum AS
 SELECT amount, max(rk) AS cum FROM w_pegin_ranked GROUP BY amount;
 
-CREATE OR REPLACE TEMP TABLE w_pegout_ids AS
-SELECT txid, vout, address, height, amount, row_number() OVER () AS orid  -- an id only; order is irrelevant
-FROM w_pegouts;
-
 CREATE OR REPLACE TEMP TABLE w_windows AS
-SELECT o.orid, o.height, o.amount,
+SELECT o.orid, o.height, o.amount, o.window_count,
        coalesce(lo.cum, 0) AS below,
        coalesce(hi.cum, 0) - coalesce(lo.cum, 0) AS window_all
-FROM (SELECT orid, height, amount, amount - 1 AS lo_key, amount + {{tol}} AS hi_key FROM w_pegout_ids) o
+FROM (SELECT orid, height, amount, window_count, amount - 1 AS lo_key, amount + {{tol}} AS hi_key
+      FROM w_pegout_ids JOIN w_pegout_windows USING (orid)) o
 ASOF LEFT JOIN w_pegin_cum lo ON o.lo_key >= lo.amount
 ASOF LEFT JOIN w_pegin_cum hi ON o.hi_key >= hi.amount;
 
@@ -32,11 +31,11 @@ CREATE OR REPLACE TEMP TABLE w_pairs AS
 SELECT w.orid, p.rk, p.exact_count,
        w.height AS pegout_height, w.amount AS pegout_amount, p.height AS pegin_height, p.amount AS pegin_amount,
        p.amount - w.amount AS amount_diff, w.height - p.height AS block_gap,
-       w.height - (SELECT first_height FROM w_horizon) + 1 AS horizon
+       least({{horizon_blocks}}, w.height - (SELECT first_height FROM w_horizon) + 1) AS horizon
 FROM (SELECT orid, height, amount, unnest(range(below + 1, below + window_all + 1)) AS rk
-      FROM w_windows WHERE window_all BETWEEN 1 AND {{max_join}}) w
+      FROM w_windows WHERE window_count BETWEEN 1 AND {{max_join}}) w
 JOIN (SELECT rk, height, amount, exact_count FROM w_pegin_ranked) p ON p.rk = w.rk
-WHERE p.height < w.height;
+WHERE p.height < w.height AND p.height >= w.height - {{horizon_blocks}};
 
 -- Density (per litoshi) of the fee-rate part of a peg-out kernel fee:
 -- e = rate × output size ({{output_bytes_min}}..{{output_bytes_max}} bytes), rate ~ Pareto-like with scale {{rate_scale}} litoshi/vB.
@@ -54,7 +53,7 @@ CREATE OR REPLACE TEMP MACRO w_fee_density(d) AS
                        + {{hop_prior_3}} * w_rate_density(d - {{round_trip_fee}} - 3 * {{hop_kernel_fee}}))
   + {{fee_other}} / {{tol}};
 
--- Density of a round trip's block gap g >= 1 over a horizon of h blocks: ∝ 1 / (g + g0).
+-- Density of a round trip's block gap g >= 1 over h blocks (the horizon, or the chain's MWEB history when shorter): ∝ 1 / (g + g0).
 CREATE OR REPLACE TEMP MACRO w_gap_density(g, h) AS
   1.0 / ((g + {{gap_g0}}) * ln((greatest(h, g) + {{gap_g0}}) / (1 + {{gap_g0}})));
 

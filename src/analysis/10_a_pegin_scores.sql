@@ -1,14 +1,13 @@
 -- a_pegin_scores: privacy score 0..100 per peg-in (higher is better).
--- base = score of the anonymity set (peg-ins within ±tolerance, itself included),
+-- base = score of the anonymity set (peg-ins within ±tolerance and within
+-- {{horizon_blocks}} blocks, itself included: w_pegin_sets),
 -- the same curve as privacyOf in src/domain/privacy.ts; then × (1 − best link
 -- confidence), − {{reuse_penalty}} when a funding address also received a peg-out,
 -- − {{entity_penalty}} when a funding address is attributed to a known entity.
 CREATE OR REPLACE TEMP TABLE a_pegin_scores AS
 WITH sets AS (
-  SELECT p.txid, p.vout, p.amount, coalesce(hi.cum, 0) - coalesce(lo.cum, 0) AS anonymity_set
-  FROM w_pegins p
-  ASOF LEFT JOIN w_pegin_cum lo ON p.amount - {{tol}} - 1 >= lo.amount
-  ASOF LEFT JOIN w_pegin_cum hi ON p.amount + {{tol}} >= hi.amount
+  SELECT p.txid, p.vout, p.amount, s.anonymity_set
+  FROM w_pegin_ids p JOIN w_pegin_sets s USING (id)
 ), linked AS (
   SELECT pegin_txid AS txid, pegin_vout AS vout, max(confidence) AS max_link_confidence
   FROM a_links GROUP BY ALL

@@ -15,5 +15,5 @@ SELECT * FROM (VALUES
   ('attributed_addresses', (SELECT count(*) FROM a_attribution)::VARCHAR),
   ('avg_privacy_score', (SELECT coalesce(round(avg(privacy_score), 2), 0) FROM a_pegin_scores)::VARCHAR),
   ('high_risk_pegouts', (SELECT count(*) FROM a_pegout_scores WHERE risk_score >= {{high_risk_score}})::VARCHAR),
-  ('distinct_pegin_amounts', (SELECT count(*) FROM a_amounts WHERE side = 'pegin')::VARCHAR)
+  ('distinct_pegin_amounts', (SELECT count(DISTINCT amount) FROM w_pegins)::VARCHAR)
 ) AS t(key, value);

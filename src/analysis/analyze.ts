@@ -13,6 +13,7 @@
 import type { Litoshi } from '../domain/amount.js';
 import { bindSql, DEFAULT_PARAMS, HIGH_CONFIDENCE, LABEL_CATEGORIES, modelSqlValues, type AnalysisParams } from '../domain/model.js';
 import { readSql, type Db } from '../store/db.js';
+import { fillHorizonCounts } from './horizon.js';
 
 /** The tunable constants and their defaults live in the model registry (src/domain/model.ts). */
 export { DEFAULT_PARAMS, type AnalysisParams } from '../domain/model.js';
@@ -22,6 +23,8 @@ export interface AnalyzeOptions {
   /** Unix seconds recorded as updated_at (default: now). */
   now?: number;
   tolerance?: Litoshi;
+  /** Blocks of the horizon (SPEC §2); default HORIZON_BLOCKS. */
+  horizon?: number;
   params?: Partial<AnalysisParams>;
   /** DuckDB memory limit while analysing (it spills to disk beyond it); default 1024 MB. */
   memoryLimitMb?: number;
@@ -42,7 +45,7 @@ export interface AnalyzeResult {
 
 /** The derived tables in dependency order; clusters is a loop (see runClusters). */
 export const STEPS = [
-  '01_params', '02_a_meta', '03_a_amounts', '04_a_links', '05_a_reuse', '06_a_clusters',
+  '01_params', '01_w_horizon', '02_a_meta', '03_a_amounts', '04_a_links', '05_a_reuse', '06_a_clusters',
   '07_a_labels', '08_a_attribution', '09_a_entity_flows', '10_a_pegin_scores',
   '11_a_pegout_scores', '12_a_follow', '13_a_stats', '14_a_recommendations',
 ] as const;
@@ -70,7 +73,9 @@ export async function ensureLabelsTable(db: Db): Promise<void> {
 
 export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<AnalyzeResult> {
   const log = opts.log ?? (() => undefined);
-  const params: AnalysisParams = { ...DEFAULT_PARAMS, ...(opts.tolerance ? { tol: opts.tolerance } : {}), ...opts.params };
+  const params: AnalysisParams = {
+    ...DEFAULT_PARAMS, ...(opts.tolerance ? { tol: opts.tolerance } : {}), ...(opts.horizon ? { horizon_blocks: opts.horizon } : {}), ...opts.params,
+  };
   await ensureLabelsTable(db);
   const height = await asOfHeight(db);
   const updatedAt = opts.now ?? Math.floor(Date.now() / 1000);
@@ -86,6 +91,7 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
     for (const step of STEPS) {
       const started = performance.now();
       await db.exec(bindSql(readSql(import.meta.url, `${step}.sql`), values));
+      if (step === '01_w_horizon') await fillHorizonCounts(db, params.tol, params.horizon_blocks);
       if (step === '06_a_clusters') clusterIterations = await runClusters(db, values);
       const ms = Math.round(performance.now() - started);
       steps.push({ step, ms });

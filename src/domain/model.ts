@@ -14,6 +14,9 @@ import { LITOSHI_PER_COIN } from './amount.js';
 import { BLOCK_SECONDS } from './network.js';
 import { DEFAULT_TOLERANCE, FULL_SCORE_SET } from './privacy.js';
 
+/** 60 days of 150-second blocks; docs/methodology.md "The horizon" says why. */
+export const HORIZON_BLOCKS = 34_560;
+
 /** One number of the model: its value, its unit ('' for a plain number) and what it means. */
 export interface Fact { readonly value: number; readonly unit: string; readonly meaning: string }
 type Facts = Readonly<Record<string, Fact>>;
@@ -38,9 +41,10 @@ export const CHAIN_FACTS = {
 /** The round-trip link model (docs/methodology.md "Round-trip links"). */
 export const LINK_PARAMS = {
   tol: { value: DEFAULT_TOLERANCE, unit: 'litoshi', meaning: 'link window: a peg-out of A matches peg-ins in [A, A + tol]' },
-  max_join: { value: 60, unit: 'peg-ins', meaning: 'windows holding more peg-ins than this (whatever their height) are never expanded into pairs' },
+  horizon_blocks: { value: HORIZON_BLOCKS, unit: 'blocks', meaning: 'H: candidates, anonymity sets and the amount table count only pegs within this many blocks (60 days); older documents are final' },
+  max_join: { value: 60, unit: 'peg-ins', meaning: 'windows holding more peg-ins than this in the horizon before the peg-out are never expanded into pairs' },
   max_candidates: { value: 20, unit: 'peg-ins', meaning: 'peg-outs with more candidates than this are not reported' },
-  common_exact: { value: 2, unit: 'peg-ins', meaning: 'a peg-in amount used this many times or more is common: never reported as a link' },
+  common_exact: { value: 2, unit: 'peg-ins', meaning: 'a peg-in amount used this many times or more within the horizon of it is common: never reported as a link' },
   prior: { value: 0.5, unit: '', meaning: 'π: prior probability that a peg-out is the whole-balance exit of one visible peg-in' },
   hop_prior_0: { value: 0.85, unit: '', meaning: 'q_0: share of round trips with no extra MWEB hop' },
   hop_prior_1: { value: 0.10, unit: '', meaning: 'q_1: share of round trips with one extra MWEB hop' },
