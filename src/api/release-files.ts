@@ -3,6 +3,8 @@
  * code that reads releases without it (verify, the router).
  */
 export const MANIFEST_FILE = 'manifest.json';
+/** What changed since the previous release (added, changed, removed with sha256): what a mirror uploads. */
+export const CHANGES_FILE = 'changes.json';
 /** The manifest's rows as Parquet (plus document keys): what the next export joins against instead of parsing JSON. */
 export const FILES_INDEX = 'data/files.parquet';
 /** Per-query documents: kind, q, md5 of the body and the stamp of the analysis that last changed it. */

@@ -26,10 +26,12 @@ import { writeSeries } from './series.js';
 import { wrapJsonSql } from './wrap-json-sql.js';
 import { ANALYSED, DROP_WORK_TABLES, exportSql } from './sql.js';
 import { hasIndexes, writeManifest } from './manifest.js';
-import { DOCS_INDEX, GZ_MIN, MANIFEST_FILE } from '../api/release-files.js';
+import { CHANGES_FILE, DOCS_INDEX, GZ_MIN, MANIFEST_FILE } from '../api/release-files.js';
+import { writeChanges } from './changes.js';
 import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease } from './publish.js';
 import { budgetProblems, chooseRangeLayout, DEFAULT_HOST_BUDGET, formatBytes, type HostBudget, type Layout, type ReleaseSize } from './ranges.js';
-import { writeRangeFiles } from './range-writer.js';
+import { PreviousRanges, writeRangeFiles } from './range-writer.js';
+import { ATTRIBUTION_INDEX, checkpointHeights, dirtyFloor, EXPORT_FORMAT, modelFingerprint, readState, STATE_PATH, type ExportBasis, type ExportState } from './state.js';
 import { ReleaseWriter, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
 
 export interface ExportOptions {
@@ -64,6 +66,12 @@ interface TreeOptions {
   budget: HostBudget;
   progress: Progress;
   step: Step;
+  /** The release this one follows (current), with its state when it has one. */
+  previous: { dir: string; state: ExportState | null } | null;
+  /** Pegs above this height are rendered again; -1 renders everything (state.ts dirtyFloor). */
+  floor: number;
+  /** This release's state but its prefix lengths (decided while writing). */
+  state: Omit<ExportState, 'prefix_lengths'>;
 }
 
 export interface ExportResult {
@@ -81,7 +89,14 @@ export interface ExportResult {
 
 /** The macros every document query uses (coin amounts, JSON assembly). */
 const MACROS = exportSql('macros');
-/** Temp tables of attributions and peg-in/peg-out nodes the document queries share. */
+/** What documents show of each address (x_attribution). */
+const ATTRIBUTION = exportSql('attribution');
+/** Every follow chain's hops (x_follow_hops). */
+/** The keys of every per-query document (x_keys and the address tables). */
+const KEYS = exportSql('keys');
+/** Which documents to render (x_dirty_keys) and the pegs they show, below the dirty floor (macro dirty_floor()). */
+const DIRTY = exportSql('dirty');
+/** Temp tables of the peg-in/peg-out nodes the documents to render show. */
 const NODES = exportSql('nodes');
 const HEALTH_COUNTS = exportSql('health-counts');
 /** a_stats rows (key, value as JSON text), in key order. */
@@ -110,17 +125,35 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
   log(`export ${stamp.network} at height ${stamp.as_of_height} into release ${id}${recycled ? ` (recycling release ${recycled}, which pruning would remove)` : ''}${previous && incremental ? ' (reusing unchanged files of the current release)' : ''}`);
 
   const step: Step = async (name) => { await opts.onStep?.(name); };
-  const tree: TreeOptions = { layout: opts.layout ?? 'ranges', budget: opts.hostBudget ?? DEFAULT_HOST_BUDGET, progress, step };
+  const layout = opts.layout ?? 'ranges';
+  await db.exec(MACROS);
+  await db.exec(ANALYSED);
+  const basis = await exportBasis(db, stamp, layout);
+  const previousState = previous ? await readState(previous) : null;
+  // Today's hashes at this release's checkpoints and at the previous release's, to tell whether that chain is still this one.
+  const heights = [...checkpointHeights(stamp.as_of_height), ...(previousState?.checkpoints.map(([height]) => height) ?? [])];
+  const hashes = new Map((await db.all<{ height: number; hash: string }>(CHECKPOINTS, [JSON.stringify(heights)])).map((c) => [c.height, c.hash]));
+  const checkpoints = checkpointHeights(stamp.as_of_height).filter((height) => hashes.has(height)).map((height) => [height, hashes.get(height)!] as [number, string]);
+  // Stamps come from the previous release either way; only an incremental export renders just what may have changed.
+  const floor = incremental ? dirtyFloor(previousState, basis, (height) => hashes.get(height)) : -1;
+  log(floor < 0 ? 'rendering every document' : `rendering the documents of pegs above height ${floor} and of addresses whose attribution changed`);
+  const tree: TreeOptions = {
+    layout, budget: opts.hostBudget ?? DEFAULT_HOST_BUDGET, progress, step, floor,
+    previous: previous ? { dir: previous, state: previousState } : null,
+    state: { format: EXPORT_FORMAT, ...basis, checkpoints },
+  };
   let writer: ReleaseWriter | null = null;
   let counts: WriterCounts;
   try {
     await step('started');
     writer = await ReleaseWriter.open(db, tmpDir, { previousDir: incremental ? previous : null, recycled: recycled !== null });
-    const documents = await writeTree(db, writer, stamp, previous, tree);
+    const documents = await writeTree(db, writer, stamp, tree);
     if (!await writeExplorer(writer)) log(EXPLORER_MISSING);
     if (documents.skipped > 0) log(`skipped ${documents.skipped} queries that are not a valid ${stamp.network} address or txid (never used as file names)`);
     if (documents.ranges) log(`ranges: ${RANGE_KINDS.map((k) => `${k} ${documents.ranges![k].documents} documents in ${16 ** documents.ranges![k].prefix_length} ranges`).join(', ')}`);
     await writer.finish();
+    await writeChanges(db, tmpDir, current, stamp);
+    await writer.recordFinished(CHANGES_FILE);
     await step('tree');
     counts = await writer.counts();
     const manifestBytes = await writeManifest(db, join(tmpDir, MANIFEST_FILE), stamp);
@@ -146,17 +179,22 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
 }
 
 /** Every file of the release but the files index and the manifest. */
-async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previous: string | null, opts: TreeOptions): Promise<QueryDocumentsResult> {
+async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, opts: TreeOptions): Promise<QueryDocumentsResult> {
   const { step } = opts;
-  await db.exec(MACROS);
-  await db.exec(ANALYSED);
+  await db.exec(ATTRIBUTION);
+  await db.exec(FOLLOW_HOPS);
+  await db.exec(KEYS);
+  await db.exec(loadPreviousAttribution(opts.floor >= 0 ? join(opts.previous!.dir, ATTRIBUTION_INDEX) : null));
+  // A macro, not a parameter: the script's statements all read it.
+  await db.exec(`CREATE OR REPLACE TEMP MACRO dirty_floor() AS ${Math.trunc(opts.floor)}`);
+  await db.exec(DIRTY);
   await db.exec(NODES);
   await writeEndpointDocuments(db, writer, stamp);
   await writeSeries(db, writer, stamp);
   await step('endpoints');
   // Both run to the end even when one fails, so nothing writes into the release after it is removed.
   const [documents, dumps] = await Promise.allSettled([
-    writeQueryDocuments(db, writer, stamp, previous, opts),
+    writeQueryDocuments(db, writer, stamp, opts),
     writeDumps(db, writer).then(() => step('dumps')),
   ]);
   if (documents.status === 'rejected') throw documents.reason;
@@ -164,8 +202,19 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, pr
   await writer.put('_redirects', redirectsFile());
   await writer.put('_headers', headersFile());
   await writer.put('nginx.conf', nginxSnippet());
+  await db.exec(`COPY (SELECT * FROM x_attr_now ORDER BY address) TO ${sqlString(await writer.pathFor(ATTRIBUTION_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
+  await writer.adopt(ATTRIBUTION_INDEX);
+  await writer.put(STATE_PATH, json({ ...opts.state, prefix_lengths: documents.value.ranges && rangeLengths(documents.value.ranges) }));
   return documents.value;
 }
+
+const rangeLengths = (ranges: Record<RangeKind, RangeLayout>): Record<RangeKind, number> =>
+  Object.fromEntries(RANGE_KINDS.map((kind) => [kind, ranges[kind].prefix_length])) as Record<RangeKind, number>;
+
+/** x_prev_attr: what the previous release showed of each address; empty when everything is rendered anyway. */
+const loadPreviousAttribution = (parquet: string | null): string => parquet
+  ? `CREATE OR REPLACE TEMP TABLE x_prev_attr AS SELECT * FROM read_parquet(${sqlString(parquet)})`
+  : 'CREATE OR REPLACE TEMP TABLE x_prev_attr (address VARCHAR, attribution VARCHAR, cluster_id VARCHAR, cluster_size BIGINT)';
 
 /** Fails the export (before anything is published) when the release breaks the host budget. */
 async function checkHostBudget(size: ReleaseSize, opts: TreeOptions): Promise<void> {
@@ -175,6 +224,16 @@ async function checkHostBudget(size: ReleaseSize, opts: TreeOptions): Promise<vo
     ? 'the files layout is meant for a mirror without such limits (nginx): pass --host-budget none'
     : 'publish it where these limits do not apply and pass --host-budget none, or raise only the limit you can (e.g. --host-budget files=100000)';
   throw new Error(`the release breaks the host budget: ${problems.join('; ')} (${size.files} files, ${formatBytes(size.totalBytes)}); ${hint}`);
+}
+
+/** Block hashes at the checkpoint heights ($1, a JSON list), to recognise this chain later. */
+const CHECKPOINTS = "SELECT height, hash FROM analysed_blocks WHERE list_contains(from_json($1, '[\"INTEGER\"]'), height) ORDER BY height DESC";
+
+/** What this export is made from: the model, the layout, the analysis and its horizon and tolerance (a_meta). */
+async function exportBasis(db: Db, stamp: AnalysisStamp, layout: Layout): Promise<ExportBasis> {
+  const meta = new Map((await db.all<{ key: string; value: string }>('SELECT key, value FROM a_meta')).map((r) => [r.key, r.value]));
+  const number = (key: string): number | null => (meta.has(key) && /^\d+$/.test(meta.get(key)!) ? Number(meta.get(key)) : null);
+  return { model: modelFingerprint(), layout, as_of_height: stamp.as_of_height, horizon_blocks: number('horizon_blocks'), tolerance: number('tolerance') };
 }
 
 async function analysisStamp(db: Db): Promise<AnalysisStamp> {
@@ -277,16 +336,19 @@ const docTable = (query: string): string =>
   `CREATE OR REPLACE TEMP TABLE x_doc AS SELECT *, md5(body) AS h FROM (SELECT * REPLACE (json_plain(body) AS body) FROM (${query}))`;
 const FOLLOW_HOPS = exportSql('follow-hops');
 const RECORD_DOCS = exportSql('docs-record');
+const CLEAN_DOCS = exportSql('docs-clean');
+const DOC_COUNTS = "SELECT (SELECT count(*) FROM x_docs WHERE kind = $1) AS docs, (SELECT count(*) FROM x_keys WHERE kind = $1) AS keys";
 const PLAN_UNCHANGED = exportSql('docs-unchanged');
 const PLAN_FETCH = exportSql('fetch-plan');
 const FETCH_PAGE = 'SELECT * EXCLUDE (rn, file_size, file_sha256) FROM x_fetch WHERE rn > $1 AND rn <= $2 ORDER BY rn';
 const RENDERED_FILES = exportSql('rendered-files');
-const RANGE_COUNTS = exportSql('range-counts');
 const RANGE_DOCS = exportSql('range-docs');
 const CREATE_RANGE_DOCS = `CREATE OR REPLACE TEMP TABLE x_range_docs (prefix VARCHAR, q VARCHAR, part INTEGER, h VARCHAR, text VARCHAR, stamp_height INTEGER, stamp_time BIGINT);
   CREATE OR REPLACE TEMP TABLE x_range_aliases (prefix VARCHAR, alias VARCHAR, q VARCHAR)`;
-/** Block hashes (x_doc of block) into the ranges their sha256 names; $1 = the prefix length. */
-const RANGE_ALIASES = 'INSERT INTO x_range_aliases SELECT left(sha256(hash), $1), hash, q FROM x_doc';
+/** Every block hash into the range its sha256 names, with its height; $1 = the prefix length. */
+const RANGE_ALIASES = `INSERT INTO x_range_aliases SELECT left(sha256(hash), $1), hash, height::VARCHAR
+  FROM analysed_blocks WHERE pegin_count + pegout_count > 0`;
+const KEY_COUNTS = 'SELECT kind, count(*) AS n FROM x_keys GROUP BY kind';
 /** The envelope around a body as the macro fetch-plan.sql renders small files with (wrapJsonSql), for one network and envelope key. */
 const wrapDocumentMacro = (network: NetworkName, key: string): string =>
   `CREATE OR REPLACE TEMP MACRO wrap_document(stamp_height, stamp_time, body) AS ${wrapJsonSql(network, key, { height: 'stamp_height', time: 'stamp_time', body: 'body' })}`;
@@ -326,10 +388,9 @@ interface QueryDocumentsResult {
  * stamp, and files whose bytes are unchanged are carried over (hard-linked,
  * or left in a recycled release) instead of written.
  */
-async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, previousDir: string | null, opts: TreeOptions): Promise<QueryDocumentsResult> {
+async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, opts: TreeOptions): Promise<QueryDocumentsResult> {
   await db.exec(CREATE_DOCS);
-  await db.exec(loadPreviousDocs(previousDir && join(previousDir, DOCS_INDEX)));
-  await db.exec(FOLLOW_HOPS);
+  await db.exec(loadPreviousDocs(opts.previous && join(opts.previous.dir, DOCS_INDEX)));
   const result: QueryDocumentsResult = opts.layout === 'files'
     ? { skipped: await writeFilesLayout(db, writer, stamp, opts), ranges: null }
     : { skipped: 0, ranges: await writeRangesLayout(db, writer, stamp, opts) };
@@ -338,10 +399,19 @@ async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: Analysi
   return result;
 }
 
-/** Renders one kind's documents into x_doc, records their stamps in x_docs, and defines wrap_document for its envelope. */
+/**
+ * Renders one kind's dirty documents into x_doc and records every document
+ * of the kind in x_docs (a rendered body unchanged, or one not rendered,
+ * keeps its previous stamp); defines wrap_document for the kind's envelope.
+ */
 async function renderDocuments(db: Db, stamp: AnalysisStamp, doc: DocKind): Promise<void> {
   await db.exec(docTable(exportSql(doc.query)));
   await db.exec(RECORD_DOCS, [doc.kind, stamp.as_of_height, BigInt(stamp.updated_at)]);
+  await db.exec(CLEAN_DOCS, [doc.kind]);
+  const counts = (await db.one<{ docs: bigint; keys: bigint }>(DOC_COUNTS, [doc.kind]))!;
+  if (counts.docs !== counts.keys) {
+    throw new Error(`export: ${counts.docs} ${doc.kind} documents for ${counts.keys} keys; the previous release's index misses some, so export with every document rendered (incremental: false)`);
+  }
   await db.exec(wrapDocumentMacro(stamp.network, doc.key));
 }
 
@@ -391,21 +461,21 @@ async function writeFilesLayout(db: Db, writer: ReleaseWriter, stamp: AnalysisSt
  * api/ranges.json saying how. Returns the layout.
  */
 async function writeRangesLayout(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, opts: TreeOptions): Promise<Record<RangeKind, RangeLayout>> {
-  const counted = (await db.one<Record<RangeKind, bigint>>(RANGE_COUNTS))!;
-  const counts = Object.fromEntries(RANGE_KINDS.map((kind) => [kind, Number(counted[kind])])) as Record<RangeKind, number>;
-  const lengths = chooseRangeLayout(counts, opts.budget);
+  const counted = new Map((await db.all<{ kind: string; n: bigint }>(KEY_COUNTS)).map((r) => [r.kind, Number(r.n)]));
+  const counts = Object.fromEntries(RANGE_KINDS.map((kind) => [kind, counted.get(kind) ?? 0])) as Record<RangeKind, number>;
+  const previousLengths = opts.previous?.state?.prefix_lengths ?? null;
+  const lengths = chooseRangeLayout(counts, opts.budget, previousLengths);
+  const previousRanges = opts.previous && previousLengths ? new PreviousRanges(opts.previous.dir, previousLengths) : null;
   const layout = {} as Record<RangeKind, RangeLayout>;
   for (const kind of RANGE_KINDS) {
     await db.exec(CREATE_RANGE_DOCS);
     for (const { doc, part } of RANGE_SOURCES[kind]) {
       await renderDocuments(db, stamp, doc);
       await db.exec(RANGE_DOCS, [doc.kind, part, lengths[kind]]);
-      if (doc === BLOCK) await db.exec(RANGE_ALIASES, [lengths[kind]]);
     }
-    const documents = Number((await db.one<{ n: bigint }>('SELECT count(*) AS n FROM x_range_docs WHERE part = 0'))!.n);
-    if (documents !== counts[kind]) throw new Error(`export: ${kind} has ${documents} documents but range-counts.sql counted ${counts[kind]}; the two queries disagree`);
-    layout[kind] = { prefix_length: lengths[kind], hash: RANGE_HASH, documents };
-    await writeRangeFiles(db, writer, stamp, kind, lengths[kind], opts.progress, opts.step);
+    if (kind === 'block') await db.exec(RANGE_ALIASES, [lengths[kind]]);
+    layout[kind] = { prefix_length: lengths[kind], hash: RANGE_HASH, documents: counts[kind] };
+    await writeRangeFiles(db, writer, stamp, { kind, prefixLength: lengths[kind], previous: previousRanges }, opts.progress, opts.step);
     await opts.step(`documents:${kind}`);
   }
   await writer.put(RANGES_INDEX_PATH, json({ ...envelopeOf(stamp), layout: 'ranges', kinds: layout }));

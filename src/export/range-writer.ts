@@ -6,7 +6,9 @@
  * others are built here, streaming their documents in file order, so no
  * range is ever held whole in DuckDB and no unchanged one is rebuilt.
  */
-import { encodeRange, RANGE_HASH, rangePath, type RangeHeader, type RangeKind } from '../client/range.js';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { encodeRange, parseRange, RANGE_HASH, rangePath, rangePrefix, type ParsedRange, type RangeHeader, type RangeKind } from '../client/range.js';
 import { envelopeOf, type AnalysisStamp } from '../api/envelope.js';
 import type { Db } from '../store/db.js';
 import type { Progress } from '../progress.js';
@@ -26,17 +28,48 @@ const TODO_DOCS = `SELECT prefix, q, part, text, stamp_height, stamp_time FROM x
 /** Range files handed to the file worker between waits for it (and between onStep calls). */
 const FILES_PER_STEP = 16;
 
-/** One document line of a range file as the stream delivers it. */
+/** One document line of a range file as the stream delivers it; text null when it was not rendered (unchanged since the previous release). */
 interface RangeLine {
   key: string;
   part: number;
-  text: string;
+  text: string | null;
   stamp: { height: number; time: number };
 }
 
-/** Writes kind's range files of `prefixLength` hex digits (the pseudo-kind `range:<kind>` in x_docs); returns how many were built. */
+/**
+ * The range files of the previous release, for the texts of documents this
+ * export did not render. Ranges are built in prefix order, so the few files
+ * last read are the ones asked next (also when the prefix length changed).
+ */
+export class PreviousRanges {
+  private readonly recent = new Map<string, ParsedRange>();
+
+  constructor(private readonly dir: string, private readonly lengths: Record<RangeKind, number>) {}
+
+  async text(kind: RangeKind, key: string, part: number): Promise<string> {
+    const path = rangePath(kind, rangePrefix(key, this.lengths[kind]));
+    let range = this.recent.get(path);
+    if (!range) {
+      range = parseRange(await readFile(join(this.dir, path), 'utf8'));
+      if (this.recent.size >= 16) this.recent.delete(this.recent.keys().next().value!);
+      this.recent.set(path, range);
+    }
+    const text = (part === 0 ? range.documents : range.chains).get(key);
+    if (text === undefined) throw new Error(`export: the previous release's ${path} lacks ${key}, which this export did not render; export with every document rendered (incremental: false)`);
+    return text;
+  }
+}
+
+/** Which range files to write: the kind, its prefix length, and where unrendered documents' texts come from. */
+export interface RangeKindPlan {
+  kind: RangeKind;
+  prefixLength: number;
+  previous: PreviousRanges | null;
+}
+
+/** Writes a kind's range files (the pseudo-kind `range:<kind>` in x_docs); returns how many were built. */
 export async function writeRangeFiles(
-  db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, kind: RangeKind, prefixLength: number,
+  db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, { kind, prefixLength, previous }: RangeKindPlan,
   progress: Progress, step: (name: string) => Promise<void>,
 ): Promise<number> {
   const pseudo = `range:${kind}`;
@@ -62,8 +95,14 @@ export async function writeRangeFiles(
       docs.push(pending.value.line);
       pending = await lines.next();
     }
+    const texts: string[] = [];
+    for (const d of docs) {
+      if (d.text !== null) texts.push(d.text);
+      else if (previous) texts.push(await previous.text(kind, d.key, d.part));
+      else throw new Error(`export: ${kind} document ${d.key} was not rendered and there is no previous release to take it from`);
+    }
     const header = rangeHeader(stamp, kind, prefix, docs, aliases.get(prefix));
-    writer.putRange(rangePath(kind, prefix), encodeRange(header, docs.map((d) => d.text)), { kind: pseudo, q: prefix },
+    writer.putRange(rangePath(kind, prefix), encodeRange(header, texts), { kind: pseudo, q: prefix },
       { network: stamp.network, as_of_height: header.as_of_height, updated_at: header.updated_at });
     if (i % FILES_PER_STEP === FILES_PER_STEP - 1) {
       await writer.ready();
@@ -80,7 +119,7 @@ export async function writeRangeFiles(
 async function* rangeLines(db: Db): AsyncGenerator<{ prefix: string; line: RangeLine }> {
   for await (const rows of db.stream(TODO_DOCS)) {
     for (const [prefix, key, part, text, height, time] of rows) {
-      yield { prefix: String(prefix), line: { key: String(key), part: Number(part), text: String(text), stamp: { height: Number(height), time: Number(time) } } };
+      yield { prefix: String(prefix), line: { key: String(key), part: Number(part), text: text === null ? null : String(text), stamp: { height: Number(height), time: Number(time) } } };
     }
   }
 }

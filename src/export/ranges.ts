@@ -2,7 +2,7 @@
  * The range layout of a release (SPEC §4): how long each kind's prefix is,
  * and the host budget every release is checked against.
  */
-import { prefixLengthFor, RANGE_KINDS, type RangeKind } from '../client/range.js';
+import { prefixLengthFor, RANGE_KINDS, RANGE_TARGET, type RangeKind } from '../client/range.js';
 
 /** Per-query documents packed into range files (the default), or one file per query (an nginx-only mirror answering ?q=). */
 export type Layout = 'ranges' | 'files';
@@ -30,8 +30,8 @@ export const OTHER_FILES_RESERVE = 1_000;
  * the kind with the most files gives up a digit until they fit (fewer,
  * larger ranges: more company per lookup, larger downloads).
  */
-export function chooseRangeLayout(counts: Record<RangeKind, number>, budget: HostBudget): Record<RangeKind, number> {
-  const lengths = Object.fromEntries(RANGE_KINDS.map((kind) => [kind, prefixLengthFor(counts[kind])])) as Record<RangeKind, number>;
+export function chooseRangeLayout(counts: Record<RangeKind, number>, budget: HostBudget, previous: Record<RangeKind, number> | null = null): Record<RangeKind, number> {
+  const lengths = Object.fromEntries(RANGE_KINDS.map((kind) => [kind, keepsLength(counts[kind], previous?.[kind]) ? previous![kind] : prefixLengthFor(counts[kind])])) as Record<RangeKind, number>;
   const room = budget.maxFiles === null ? Infinity : budget.maxFiles - OTHER_FILES_RESERVE;
   const files = (): number => RANGE_KINDS.reduce((sum, kind) => sum + 16 ** lengths[kind], 0);
   while (files() > room) {
@@ -40,6 +40,18 @@ export function chooseRangeLayout(counts: Record<RangeKind, number>, budget: Hos
     lengths[largest] -= 1;
   }
   return lengths;
+}
+
+/**
+ * A kind keeps the previous release's prefix length while its mean range
+ * stays within twice the target band either way: a new length rewrites
+ * every range of the kind, so a kind growing across a boundary does not
+ * flip its layout back and forth.
+ */
+function keepsLength(documents: number, previous: number | undefined): boolean {
+  if (previous === undefined || previous < 1) return false;
+  const mean = documents / 16 ** previous;
+  return mean >= RANGE_TARGET.min / 2 && mean <= RANGE_TARGET.max * 2;
 }
 
 /** What a finished release holds, against the budget. */

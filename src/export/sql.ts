@@ -17,9 +17,13 @@ export const exportSql = (name: string): string => bindSql(readSql(import.meta.u
  * keep them in memory).
  */
 export const WORK_TABLES = [
-  // nodes.sql: attributions and peg-in/peg-out nodes, shared by the document queries.
-  'x_attribution', 'x_pegin_inputs', 'x_pegin_links', 'x_pegout_links', 'x_pegin_nodes', 'x_pegout_nodes',
-  'x_addresses', 'x_address_pegins',
+  // attribution.sql, keys.sql: what documents show of addresses, and every document's key.
+  'x_attribution', 'x_addresses', 'x_address_pegins', 'x_keys',
+  // dirty.sql: what changed since the previous release (x_prev_attr is its attribution), what to render and the pegs that shows.
+  'x_prev_attr', 'x_attr_now', 'x_attr_changed', 'x_touched', 'x_dirty_pegins', 'x_dirty_pegouts', 'x_dirty_addresses',
+  'x_dirty_keys', 'x_need_pegins', 'x_need_pegouts',
+  // nodes.sql: peg-in/peg-out nodes, shared by the document queries.
+  'x_pegin_inputs', 'x_pegin_links', 'x_pegout_links', 'x_pegin_nodes', 'x_pegout_nodes',
   // export.ts: one kind's documents, every document of this release and of the previous one,
   // those unchanged since, those to fetch.
   'x_doc', 'x_docs', 'x_prev_docs', 'x_unchanged', 'x_fetch',
@@ -29,8 +33,8 @@ export const WORK_TABLES = [
   'x_range_todo',
   // writer.ts: the files of this release, of the previous one, of the recycled one, those carried over.
   'x_files', 'x_prev_files', 'x_recycled_files', 'x_carry',
-  // manifest.ts: the analyses the release's documents are stamped with.
-  'x_stamps',
+  // manifest.ts: the analyses the release's documents are stamped with; changes.ts: the previous manifest and the difference.
+  'x_stamps', 'x_prev_manifest', 'x_changes',
 ] as const;
 
 /** analysed.sql: the base tables up to the analysed height, the only way the export reads them (on each connection it uses). */

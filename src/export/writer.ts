@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
@@ -187,6 +188,12 @@ export class ReleaseWriter {
       size += (chunk as Buffer).length;
     }
     this.record({ path, size, sha256: hash.digest('hex') });
+  }
+
+  /** Records a file written after `finish` (changes.json): in the manifest, not in the files index. */
+  async recordFinished(path: string): Promise<void> {
+    const bytes = await readFile(this.at(path));
+    await this.db.exec(`INSERT INTO x_files (path, size, sha256, how) VALUES ($1, $2, $3, 'written')`, [path, bytes.length, sha256(bytes)]);
   }
 
   /** Where a file of this release lives (for writers that need a path, e.g. COPY); its directory exists on return. */

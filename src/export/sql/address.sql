@@ -1,4 +1,4 @@
--- address documents (SPEC §3): rows (q, has_file, body), one per address of x_addresses (nodes.sql).
+-- address documents (SPEC §3): rows (q, has_file, body), one per address to render (x_dirty_keys, dirty.sql).
 WITH funded AS (
   SELECT ap.address, count(*) AS n, sum(p.amount) AS total
   FROM x_address_pegins ap JOIN analysed_pegins p ON p.txid = ap.txid AND p.vout = ap.vout
@@ -12,6 +12,7 @@ SELECT a.address AS q, true AS has_file, to_json({
   'pegouts_received': {'count': coalesce(r.n, 0), 'total': coin_json(coalesce(r.total, 0))},
   'pegins_funded': {'count': coalesce(f.n, 0), 'total': coin_json(coalesce(f.total, 0))}})::VARCHAR AS body
 FROM x_addresses a
+SEMI JOIN x_dirty_keys k ON k.kind = 'address' AND k.q = a.address
 LEFT JOIN x_attribution attr ON attr.address = a.address
 LEFT JOIN funded f ON f.address = a.address
 LEFT JOIN received r ON r.address = a.address

@@ -1,4 +1,4 @@
--- block documents (SPEC §3): rows (q = the height, has_file, hash, body) for every block with pegs. Needs nodes.sql.
+-- block documents (SPEC §3): rows (q = the height, has_file, hash, body) for every block with pegs to render (x_dirty_keys). Needs nodes.sql.
 WITH bi AS (
   SELECT height, string_agg(node, ',' ORDER BY txid, vout) AS nodes FROM x_pegin_nodes GROUP BY height
 ),
@@ -11,5 +11,5 @@ SELECT b.height::VARCHAR AS q, true AS has_file, b.hash, json_extend(to_json({
 FROM analysed_blocks b
 LEFT JOIN bi ON bi.height = b.height
 LEFT JOIN bo ON bo.height = b.height
-WHERE b.pegin_count + b.pegout_count > 0
+WHERE b.pegin_count + b.pegout_count > 0 AND b.height::VARCHAR IN (SELECT q FROM x_dirty_keys WHERE kind = 'block')
 ORDER BY b.height

@@ -6,5 +6,6 @@ SELECT h.start_address AS q, true AS has_file, to_json({
   'query': h.start_address, 'depth': {{follow_max_hops}}, 'hops': h.hops,
   'total_confidence': h.hops[len(h.hops)].cumulative_confidence})::VARCHAR AS body
 FROM x_follow_hops h
+SEMI JOIN x_dirty_keys k ON k.kind = 'follow_chain' AND k.q = h.start_address
 WHERE len(h.hops) > {{follow_default_depth}}
 ORDER BY q

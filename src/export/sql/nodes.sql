@@ -1,16 +1,13 @@
--- Peg-in and peg-out nodes as SPEC §3 describes them, one struct per peg,
--- shared by the trace and block documents. Needs macros.sql.
-
-CREATE OR REPLACE TEMP TABLE x_attribution AS
-SELECT address, entity, category,
-  {'entity': entity, 'category': category, 'via': via, 'confidence': confidence, 'cluster_id': cluster_id} AS attribution
-FROM a_attribution
-QUALIFY row_number() OVER (PARTITION BY address ORDER BY confidence DESC, entity) = 1;
+-- Peg-in and peg-out nodes as SPEC §3 describes them, one JSON text per peg,
+-- shared by the trace and block documents: only the pegs the documents to
+-- render need (x_need_pegins, x_need_pegouts of dirty.sql). Needs macros.sql
+-- and attribution.sql.
 
 CREATE OR REPLACE TEMP TABLE x_pegin_inputs AS
 SELECT i.pegin_txid AS txid,
   list({'address': i.address, 'value': coin_json(i.value), 'attribution': a.attribution} ORDER BY i.n) AS inputs
 FROM analysed_pegin_inputs i LEFT JOIN x_attribution a ON a.address = i.address
+WHERE i.pegin_txid IN (SELECT txid FROM x_need_pegins)
 GROUP BY i.pegin_txid;
 
 CREATE OR REPLACE TEMP TABLE x_pegin_links AS
@@ -20,6 +17,7 @@ SELECT l.pegin_txid AS txid, l.pegin_vout AS vout,
         'confidence': l.confidence, 'block_gap': l.block_gap, 'candidate_count': l.candidate_count, 'reasons': l.reasons}
        ORDER BY l.confidence DESC, l.block_gap, l.pegout_txid, l.pegout_vout) AS links
 FROM a_links l LEFT JOIN x_attribution a ON a.address = l.pegout_address
+SEMI JOIN x_need_pegins n ON n.txid = l.pegin_txid AND n.vout = l.pegin_vout
 GROUP BY l.pegin_txid, l.pegin_vout;
 
 CREATE OR REPLACE TEMP TABLE x_pegout_links AS
@@ -29,6 +27,7 @@ SELECT l.pegout_txid AS txid, l.pegout_vout AS vout,
         'candidate_count': l.candidate_count, 'reasons': l.reasons}
        ORDER BY l.confidence DESC, l.block_gap, l.pegin_txid, l.pegin_vout) AS links
 FROM a_links l
+SEMI JOIN x_need_pegouts n ON n.txid = l.pegout_txid AND n.vout = l.pegout_vout
 GROUP BY l.pegout_txid, l.pegout_vout;
 
 CREATE OR REPLACE TEMP TABLE x_pegin_nodes AS
@@ -40,6 +39,7 @@ SELECT p.txid, p.vout, p.height,
      {'privacy_score': s.privacy_score, 'anonymity_set': s.anonymity_set,
       'max_link_confidence': s.max_link_confidence, 'reasons': s.reasons} END})::VARCHAR AS node
 FROM analysed_pegins p
+SEMI JOIN x_need_pegins n ON n.txid = p.txid AND n.vout = p.vout
 LEFT JOIN x_pegin_inputs i ON i.txid = p.txid
 LEFT JOIN x_pegin_links l ON l.txid = p.txid AND l.vout = p.vout
 LEFT JOIN a_pegin_scores s ON s.txid = p.txid AND s.vout = p.vout;
@@ -52,17 +52,7 @@ SELECT o.txid, o.vout, o.height, o.address,
      {'risk_score': s.risk_score, 'dest_category': s.dest_category,
       'traceability': s.traceability, 'reasons': s.reasons} END})::VARCHAR AS node
 FROM analysed_pegouts o
+SEMI JOIN x_need_pegouts n ON n.txid = o.txid AND n.vout = o.vout
 LEFT JOIN x_attribution a ON a.address = o.address
 LEFT JOIN x_pegout_links l ON l.txid = o.txid AND l.vout = o.vout
 LEFT JOIN a_pegout_scores s ON s.txid = o.txid AND s.vout = o.vout;
-
--- Every address the API answers for: funders of peg-ins and peg-out destinations.
-CREATE OR REPLACE TEMP TABLE x_addresses AS
-SELECT address FROM analysed_pegin_inputs WHERE address IS NOT NULL
-UNION
-SELECT address FROM analysed_pegouts WHERE address IS NOT NULL;
-
-CREATE OR REPLACE TEMP TABLE x_address_pegins AS
-SELECT DISTINCT i.address, p.txid, p.vout
-FROM analysed_pegin_inputs i JOIN analysed_pegins p ON p.txid = i.pegin_txid
-WHERE i.address IS NOT NULL;

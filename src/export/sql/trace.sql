@@ -1,7 +1,7 @@
--- trace documents (SPEC §3), one row per query: every address, peg-in txid and
--- peg-out (HogEx) txid: rows (q, has_file, body), body the compact JSON of
--- the `trace` object.
--- Needs macros.sql and the x_* tables of nodes.sql.
+-- trace documents (SPEC §3), one row per query to render (x_dirty_keys): an
+-- address, peg-in txid or peg-out (HogEx) txid: rows (q, has_file, body),
+-- body the compact JSON of the `trace` object.
+-- Needs macros.sql, keys.sql, dirty.sql and nodes.sql.
 WITH clusters AS (
   SELECT address, cluster_id, count(*) OVER (PARTITION BY cluster_id) AS size FROM a_clusters
 ),
@@ -19,6 +19,7 @@ SELECT a.address AS q, true AS has_file, json_extend(to_json({
   'cluster': CASE WHEN c.cluster_id IS NULL THEN NULL ELSE {'cluster_id': c.cluster_id, 'size': c.size} END})::VARCHAR,
   ',"pegins":' || json_array(pi.nodes) || ',"pegouts":' || json_array(po.nodes)) AS body
 FROM x_addresses a
+SEMI JOIN x_dirty_keys k ON k.kind = 'trace' AND k.q = a.address
 LEFT JOIN x_attribution attr ON attr.address = a.address
 LEFT JOIN clusters c ON c.address = a.address
 LEFT JOIN addr_pegins pi ON pi.address = a.address
@@ -26,9 +27,9 @@ LEFT JOIN addr_pegouts po ON po.address = a.address
 UNION ALL
 SELECT txid AS q, true, '{"query":' || to_json(txid) || ',"type":"pegin_tx","attribution":null,"cluster":null,"pegins":'
   || json_array(string_agg(node, ',' ORDER BY vout)) || ',"pegouts":[]}'
-FROM x_pegin_nodes GROUP BY txid
+FROM x_pegin_nodes WHERE txid IN (SELECT q FROM x_dirty_keys WHERE kind = 'trace') GROUP BY txid
 UNION ALL
 SELECT txid AS q, true, '{"query":' || to_json(txid) || ',"type":"pegout_tx","attribution":null,"cluster":null,"pegins":[],"pegouts":'
   || json_array(string_agg(node, ',' ORDER BY vout)) || '}'
-FROM x_pegout_nodes GROUP BY txid
+FROM x_pegout_nodes WHERE txid IN (SELECT q FROM x_dirty_keys WHERE kind = 'trace') GROUP BY txid
 ORDER BY q

@@ -1,0 +1,52 @@
+/**
+ * changes.json (SPEC §4): the files added, changed and removed since the
+ * previous release, with size and sha256, so a mirror uploads only those
+ * (docs/static-hosting.md). Compared with the previous release's manifest,
+ * whatever the export reused, so an incremental and a full export of the
+ * same history write the same bytes.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AnalysisStamp } from '../api/envelope.js';
+import { toJson } from '../api/json.js';
+import { API_VERSION } from '../api/params.js';
+import { CHANGES_FILE, MANIFEST_FILE } from '../api/release-files.js';
+import { sqlString, type Db } from '../store/db.js';
+import { exportSql } from './sql.js';
+
+const PREVIOUS_MANIFEST = exportSql('changes-previous');
+const NO_PREVIOUS_MANIFEST = 'CREATE OR REPLACE TEMP TABLE x_prev_manifest (path VARCHAR, size BIGINT, sha256 VARCHAR)';
+const PLAN_CHANGES = exportSql('changes');
+const CHANGE_LINES = exportSql('changes-lines');
+
+/** What changes.json says about the release it compares with. */
+interface PreviousRelease { as_of_height: number; updated_at: number }
+
+async function previousStamp(manifest: string): Promise<PreviousRelease | null> {
+  const head = (await readFile(manifest, 'utf8')).slice(0, 4096);
+  const match = /"as_of_height":(\d+),"updated_at":(\d+)/.exec(head);
+  return match ? { as_of_height: Number(match[1]), updated_at: Number(match[2]) } : null;
+}
+
+/**
+ * Writes changes.json into `dir` from x_files against `previousDir`'s
+ * manifest (everything is added when there is none).
+ */
+export async function writeChanges(db: Db, dir: string, previousDir: string | null, stamp: AnalysisStamp): Promise<void> {
+  const manifest = previousDir ? join(previousDir, MANIFEST_FILE) : null;
+  const hasPrevious = manifest !== null && existsSync(manifest);
+  await db.exec(hasPrevious ? PREVIOUS_MANIFEST : NO_PREVIOUS_MANIFEST, hasPrevious ? [manifest] : undefined);
+  await db.exec(PLAN_CHANGES);
+  const head = toJson({
+    version: API_VERSION, network: stamp.network, as_of_height: stamp.as_of_height, updated_at: stamp.updated_at,
+    previous: hasPrevious ? await previousStamp(manifest) : null,
+  });
+  const path = join(dir, CHANGES_FILE);
+  const lines = `SELECT line FROM (
+      SELECT 0 AS part, 0 AS n, ${sqlString(head.slice(0, -1) + ',')} AS line
+      UNION ALL SELECT 1, n, line FROM (${CHANGE_LINES})
+      UNION ALL SELECT 2, 0, '}')
+    ORDER BY part, n`;
+  await db.exec(`COPY (${lines}) TO ${sqlString(path)} (FORMAT csv, HEADER false, QUOTE '', ESCAPE '', DELIMITER '\x01')`);
+}

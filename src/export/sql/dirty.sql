@@ -1,0 +1,81 @@
+-- Which documents could have changed since the previous release (SPEC §2
+-- Horizon, issue 15), computed before anything is rendered. dirty_floor() is the dirty
+-- floor: every peg above it may have changed (the previous release's height
+-- minus the horizon, lower after a reorg; -1 renders everything). Below it a
+-- peg's figures are final, and change only through what documents show of
+-- addresses: attribution and clusters, compared with the previous release's
+-- (x_prev_attr). The sets are supersets: a document rendered again with the
+-- same bytes keeps its stamp and its file. Needs keys.sql and attribution.sql.
+
+-- What documents show of each address: its attribution and its cluster.
+CREATE OR REPLACE TEMP TABLE x_attr_now AS
+SELECT coalesce(a.address, c.address) AS address, a.attribution::VARCHAR AS attribution, c.cluster_id, c.cluster_size
+FROM x_attribution a
+FULL JOIN (SELECT address, cluster_id, count(*) OVER (PARTITION BY cluster_id) AS cluster_size FROM a_clusters) c USING (address);
+
+CREATE OR REPLACE TEMP TABLE x_attr_changed AS
+WITH now AS (SELECT address, attribution, cluster_id, cluster_size FROM x_attr_now),
+     before AS (SELECT address, attribution, cluster_id, cluster_size FROM x_prev_attr)
+SELECT address FROM ((FROM now EXCEPT FROM before) UNION (FROM before EXCEPT FROM now));
+
+-- Addresses of pegs above the floor, and addresses whose attribution changed.
+CREATE OR REPLACE TEMP TABLE x_touched AS
+SELECT address FROM analysed_pegin_inputs WHERE height > dirty_floor() AND address IS NOT NULL
+UNION SELECT address FROM analysed_pegouts WHERE height > dirty_floor() AND address IS NOT NULL
+UNION SELECT address FROM x_attr_changed;
+
+-- Pegs whose node may have changed: above the floor; touching such an
+-- address (attribution, reuse); linked to a peg-out whose address changed
+-- attribution (a link names the peg-out's entity).
+CREATE OR REPLACE TEMP TABLE x_dirty_pegins AS
+SELECT txid, vout FROM analysed_pegins WHERE height > dirty_floor()
+UNION SELECT txid, vout FROM x_address_pegins SEMI JOIN x_touched USING (address)
+UNION SELECT pegin_txid, pegin_vout FROM a_links SEMI JOIN x_attr_changed c ON c.address = pegout_address;
+
+-- The same for peg-outs; a peg-out's risk also carries its linked peg-ins' funding entities.
+CREATE OR REPLACE TEMP TABLE x_dirty_pegouts AS
+SELECT txid, vout FROM analysed_pegouts WHERE height > dirty_floor()
+UNION SELECT txid, vout FROM analysed_pegouts SEMI JOIN x_touched USING (address)
+UNION SELECT l.pegout_txid, l.pegout_vout FROM a_links l SEMI JOIN x_dirty_pegins d ON d.txid = l.pegin_txid AND d.vout = l.pegin_vout;
+
+-- Every address a dirty peg shows, and those whose attribution changed.
+CREATE OR REPLACE TEMP TABLE x_dirty_addresses AS
+SELECT address FROM x_touched
+UNION SELECT address FROM x_address_pegins SEMI JOIN x_dirty_pegins USING (txid, vout)
+UNION SELECT address FROM analysed_pegouts SEMI JOIN x_dirty_pegouts USING (txid, vout) WHERE address IS NOT NULL;
+
+-- The documents to render, by kind (follow_chain goes with follow): a follow
+-- chain is dirty when its start is, or when any hop passes a dirty peg or a
+-- dirty address (a hop can be added, changed or lost only there).
+CREATE OR REPLACE TEMP TABLE x_dirty_keys AS
+WITH txids AS (
+  SELECT DISTINCT txid FROM x_dirty_pegins UNION SELECT DISTINCT txid FROM x_dirty_pegouts
+), follow AS (
+  SELECT address FROM x_dirty_addresses
+  UNION SELECT f.start_address FROM a_follow f
+  WHERE f.to_address IN (SELECT address FROM x_dirty_addresses)
+     OR (f.pegin_txid, f.pegin_vout) IN (SELECT (txid, vout) FROM x_dirty_pegins)
+     OR (f.pegout_txid, f.pegout_vout) IN (SELECT (txid, vout) FROM x_dirty_pegouts)
+), heights AS (
+  SELECT height FROM analysed_pegins SEMI JOIN x_dirty_pegins USING (txid, vout)
+  UNION SELECT height FROM analysed_pegouts SEMI JOIN x_dirty_pegouts USING (txid, vout)
+)
+SELECT k.kind, k.q FROM x_keys k
+WHERE (k.kind IN ('trace', 'address') AND k.q IN (SELECT address FROM x_dirty_addresses))
+   OR (k.kind = 'trace' AND k.q IN (SELECT txid FROM txids))
+   OR (k.kind IN ('follow', 'follow_chain') AND k.q IN (SELECT address FROM follow))
+   OR (k.kind = 'block' AND k.q IN (SELECT height::VARCHAR FROM heights));
+
+-- The pegs the documents to render show: every peg of a dirty transaction,
+-- of a dirty address and of a dirty block.
+CREATE OR REPLACE TEMP TABLE x_need_pegins AS
+SELECT txid, vout FROM analysed_pegins
+WHERE txid IN (SELECT q FROM x_dirty_keys WHERE kind = 'trace')
+   OR height::VARCHAR IN (SELECT q FROM x_dirty_keys WHERE kind = 'block')
+UNION SELECT txid, vout FROM x_address_pegins WHERE address IN (SELECT address FROM x_dirty_addresses);
+
+CREATE OR REPLACE TEMP TABLE x_need_pegouts AS
+SELECT txid, vout FROM analysed_pegouts
+WHERE txid IN (SELECT q FROM x_dirty_keys WHERE kind = 'trace')
+   OR height::VARCHAR IN (SELECT q FROM x_dirty_keys WHERE kind = 'block')
+   OR address IN (SELECT address FROM x_dirty_addresses);

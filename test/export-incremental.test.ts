@@ -1,0 +1,119 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Db } from '../src/store/db.js';
+import { createSimSource, type SimSource } from '../src/chain/sim/index.js';
+import { scanChain } from '../src/store/scan.js';
+import { analyze, ensureLabelsTable } from '../src/analysis/analyze.js';
+import { exportRelease, type ExportOptions, type ExportResult } from '../src/export/export.js';
+import type { Layout } from '../src/export/ranges.js';
+import { NO_HOST_BUDGET } from '../src/export/ranges.js';
+import { currentRelease } from '../src/export/publish.js';
+import { expectSameTree } from './helpers/export-pipeline.js';
+import { finalChain, fixtureSource, loadRecording, orphanChain } from './helpers/fixture-source.js';
+
+/**
+ * Issue 15: an incremental export renders only the documents that could have
+ * changed, yet its tree is byte for byte the tree of a full export of the same
+ * database. Two sites get the same history: one exports incrementally, the
+ * other renders everything every time.
+ */
+const HORIZON = 150;
+let work: string;
+beforeAll(() => { work = mkdtempSync(join(tmpdir(), 'pegscope-incremental-')); });
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+interface Sites { incremental: ExportResult; full: ExportResult; floor: string }
+
+type Members = Record<string, { size: number; sha256: string }>;
+const manifestFiles = (dir: string): Members => {
+  const files: Members = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')).files;
+  return Object.fromEntries(Object.entries(files).filter(([path]) => path !== 'changes.json').map(([path, f]) => [path, { size: f.size, sha256: f.sha256 }]));
+};
+
+/** changes.json is exactly the difference between the previous manifest and this one. */
+function expectChangesBetween(previousDir: string | null, dir: string): void {
+  const before = previousDir ? manifestFiles(previousDir) : {};
+  const now = manifestFiles(dir);
+  const pick = (from: Members, paths: string[]): Members => Object.fromEntries(paths.sort().map((p) => [p, from[p]!]));
+  const changes = JSON.parse(readFileSync(join(dir, 'changes.json'), 'utf8'));
+  expect(changes.added).toEqual(pick(now, Object.keys(now).filter((p) => !(p in before))));
+  expect(changes.changed).toEqual(pick(now, Object.keys(now).filter((p) => p in before && before[p]!.sha256 !== now[p]!.sha256)));
+  expect(changes.removed).toEqual(pick(before, Object.keys(before).filter((p) => !(p in now))));
+  expect(changes.previous).toEqual(previousDir ? expect.objectContaining({ as_of_height: expect.any(Number) }) : null);
+}
+
+/** Exports into both sites and checks the trees are the same. */
+async function exportBoth(db: Db, name: string, layout: Layout): Promise<Sites> {
+  const logs: string[] = [];
+  const options: Omit<ExportOptions, 'outDir'> = { layout, hostBudget: NO_HOST_BUDGET };
+  const previous = await currentRelease(join(work, name, 'incremental'));
+  const incremental = await exportRelease(db, { ...options, outDir: join(work, name, 'incremental'), log: (line) => logs.push(line) });
+  const full = await exportRelease(db, { ...options, outDir: join(work, name, 'full'), incremental: false });
+  expectSameTree(incremental.dir, full.dir);
+  expectChangesBetween(previous, incremental.dir);
+  return { incremental, full, floor: logs.find((l) => l.startsWith('rendering')) ?? '' };
+}
+
+describe.each<Layout>(['ranges', 'files'])('incremental export (%s layout)', (layout) => {
+  let db: Db;
+  let source: SimSource;
+  const now = 1_800_000_000;
+  const advance = async (to: number, at: number): Promise<void> => {
+    await scanChain(db, source, { to });
+    await analyze(db, { now: at, horizon: HORIZON });
+  };
+
+  beforeAll(async () => {
+    db = await Db.open(join(work, `${layout}.duckdb`));
+    source = createSimSource({ preset: 'tiny', seed: 11, worker: false });
+  });
+  afterAll(async () => { db.close(); await source.close(); });
+
+  it('gives the full export\'s tree after scan, +1 block, +100 blocks and a labels import, rendering only pegs above the floor', async () => {
+    await advance(2_400, now);
+    const first = await exportBoth(db, layout, layout);
+    expect(first.floor).toBe('rendering every document');
+
+    await advance(2_401, now + 150);
+    const one = await exportBoth(db, layout, layout);
+    // One new block changes few files: the budget a mirror uploads.
+    const changed = JSON.parse(readFileSync(join(one.incremental.dir, 'changes.json'), 'utf8'));
+    expect(Object.keys(changed.added).length + Object.keys(changed.changed).length).toBeLessThan(one.incremental.files / 4);
+    expect(one.floor).toBe(`rendering the documents of pegs above height ${2_400 - 2 * HORIZON} and of addresses whose attribution changed`);
+    expect(one.incremental.reused).toBeGreaterThan(0);
+
+    await advance(2_501, now + 15_150);
+    const hundred = await exportBoth(db, layout, layout);
+    expect(hundred.floor).toContain(`above height ${2_401 - 2 * HORIZON} `);
+
+    // Labels on addresses of old pegs change attribution below the floor.
+    const old = await db.all<{ address: string }>(
+      'SELECT DISTINCT address FROM pegouts WHERE height < $1 AND address IS NOT NULL ORDER BY address LIMIT 3', [2_000]);
+    expect(old.length).toBeGreaterThan(0);
+    await ensureLabelsTable(db);
+    for (const { address } of old) await db.exec("INSERT OR REPLACE INTO labels VALUES ($1, 'Coinbarn', 'exchange', 0.9, 'test', 0)", [address]);
+    await analyze(db, { now: now + 15_300, horizon: HORIZON });
+    await exportBoth(db, layout, layout);
+  }, 600_000);
+});
+
+describe('incremental export across a reorg', () => {
+  it('gives the full export\'s tree after a reorg of 4 blocks replaced a peg-out (regtest recording)', async () => {
+    const rec = loadRecording();
+    const db = await Db.open(join(work, 'reorg.duckdb'));
+    try {
+      await scanChain(db, fixtureSource(rec, orphanChain(rec)).source);
+      await analyze(db, { now: 1_700_000_000, horizon: 40 });
+      await exportBoth(db, 'reorg', 'ranges');
+      const scanned = await scanChain(db, fixtureSource(rec, finalChain(rec)).source);
+      expect(scanned.reorgDepth).toBe(4);
+      await analyze(db, { now: 1_700_000_100, horizon: 40 });
+      const after = await exportBoth(db, 'reorg', 'ranges');
+      expect(after.floor).toMatch(/^rendering the documents of pegs above height \d+/);
+    } finally {
+      db.close();
+    }
+  }, 300_000);
+});
