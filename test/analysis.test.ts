@@ -58,7 +58,7 @@ describe('the horizon (SPEC §2)', () => {
     const expected = heights.map((h, i) => ({ txid: txid(`p${i}`), anonymity_set: heights.filter((o) => Math.abs(o - h) <= H).length }));
     expect(sets).toEqual(expected.sort((a, b) => a.txid.localeCompare(b.txid)));
     const table = await d.all<{ count: bigint }>("SELECT count FROM a_amounts WHERE side = 'pegin'");
-    expect(table).toHaveLength(heights.filter((h) => h > 400 - H).length);
+    expect(table).toHaveLength(heights.filter((h) => h >= 400 - H).length);
   });
 
   it('calls an amount common only when it repeats within H blocks of the peg-in', async () => {
@@ -272,6 +272,29 @@ describe('peg-in privacy scores', () => {
       expect(row.privacy_score).toBe(scoreOfSet(expectedSet));
       // The wallet's view of the same amount counts its own planned peg-in on top.
       expect(privacyOf(table, amount, 'pegin').window_set).toBe(expectedSet);
+    }
+  });
+
+  it('agree with the wallet client under the horizon: a peg-in at the tip scores what privacyOf gives its amount from the exported amount table', async () => {
+    const d = await fresh();
+    const H = 50;
+    const tip = 300;
+    // Amounts around 0.1 coin, at heights inside and outside the last H blocks.
+    const pegins = [[10_000_000, 200], [10_050_000, 260], [10_100_000, 249], [10_150_000, 250], [10_150_000, 300], [10_000_000, 300], [10_390_000, 299], [50_000_000, 300]] as const;
+    await insertChain(d, tip, pegins.map(([amount, height], i) => ({ txid: txid(`h${i}`), height, amount, inputs: [`H${i}`] })), []);
+    await analyze(d, { horizon: H });
+    const exported = await d.all<{ side: 'pegin' | 'pegout'; amount: bigint; count: bigint }>('SELECT side, amount, count FROM a_amounts');
+    const table = buildAmountTable({
+      pegin: exported.filter((r) => r.side === 'pegin').map((r) => [Number(r.amount), Number(r.count)] as const), pegout: [],
+    });
+    const rows = await d.all<{ txid: string; privacy_score: number; anonymity_set: bigint }>('SELECT txid, privacy_score, anonymity_set FROM a_pegin_scores');
+    for (const [i, [amount, height]] of pegins.entries()) {
+      if (height !== tip) continue;
+      const row = rows.find((r) => r.txid === txid(`h${i}`))!;
+      const expectedSet = pegins.filter(([a, h]) => Math.abs(a - amount) <= P.tol && h >= tip - H).length;
+      expect(Number(row.anonymity_set)).toBe(expectedSet);
+      expect(privacyOf(table, amount, 'pegin').window_set).toBe(expectedSet);
+      expect(row.privacy_score).toBe(scoreOfSet(expectedSet));
     }
   });
 });

@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Db, sqlString } from '../src/store/db.js';
 import { exportTinyRelease, type TinyRelease } from './helpers/tiny-release.js';
-import { DUMPS } from '../src/export/dumps.js';
+import { DUMPS, dumpGlob } from '../src/export/dumps.js';
 
 interface Column { name: string; type: string }
 
@@ -24,6 +24,8 @@ function documentedDumps(): Map<string, Column[]> {
 let release: TinyRelease;
 let db: Db;
 const dumpDir = () => join(release.dir, 'dumps');
+/** A dump's files as one read_parquet/read_csv pattern: its partitions, or its one file. */
+const dumpFiles = (name: string, ext: 'parquet' | 'csv.gz') => join(release.dir, dumpGlob(DUMPS.find((d) => d.name === name)!, ext));
 
 beforeAll(async () => {
   release = await exportTinyRelease();
@@ -37,20 +39,27 @@ afterAll(() => {
 
 async function parquetColumns(name: string): Promise<Column[]> {
   const rows = await db.all<{ column_name: string; column_type: string }>(
-    `DESCRIBE SELECT * FROM read_parquet(${sqlString(join(dumpDir(), `${name}.parquet`))})`);
+    `DESCRIBE SELECT * FROM read_parquet(${sqlString(dumpFiles(name, 'parquet'))})`);
   return rows.map((r) => ({ name: r.column_name, type: r.column_type }));
 }
 
 function csvHeader(name: string): string[] {
-  const text = gunzipSync(readFileSync(join(dumpDir(), `${name}.csv.gz`))).toString('utf8');
+  const dump = DUMPS.find((d) => d.name === name)!;
+  const file = dump.height ? join(dumpDir(), name, readdirSync(join(dumpDir(), name)).find((f) => f.endsWith('.csv.gz'))!) : join(dumpDir(), `${name}.csv.gz`);
+  const text = gunzipSync(readFileSync(file)).toString('utf8');
   return text.slice(0, text.indexOf('\n')).split(',');
 }
 
 describe('docs/dumps.md', () => {
-  it('documents exactly the dumps a release has, each as Parquet and CSV.gz', () => {
-    const files = readdirSync(dumpDir()).sort();
-    const names = [...new Set(files.map((f) => f.replace(/\.(parquet|csv\.gz)$/, '')))].sort();
-    expect(files).toEqual(names.flatMap((n) => [`${n}.csv.gz`, `${n}.parquet`]));
+  it('documents exactly the dumps a release has, each as Parquet and CSV.gz (partitioned by height where it has a height)', () => {
+    const entries = readdirSync(dumpDir()).sort();
+    const names = [...new Set(entries.map((f) => f.replace(/\.(parquet|csv\.gz)$/, '')))].sort();
+    for (const name of names) {
+      const files = DUMPS.find((d) => d.name === name)?.height
+        ? readdirSync(join(dumpDir(), name)).map((f) => f.replace(/-\d{8}-\d{8}\./, '.'))
+        : entries.filter((f) => f.startsWith(`${name}.`));
+      expect([...new Set(files)].sort(), name).toEqual([`${name}.csv.gz`, `${name}.parquet`]);
+    }
     expect([...documentedDumps().keys()].sort()).toEqual(names);
   });
 
@@ -73,7 +82,7 @@ describe('docs/dumps.md', () => {
 
   it('describes the reasons of a link truly: five sentences, none holding the CSV separator', async () => {
     const rows = await db.all<{ reasons: string[] }>(
-      `SELECT reasons FROM read_parquet(${sqlString(join(dumpDir(), 'links.parquet'))})`);
+      `SELECT reasons FROM read_parquet(${sqlString(dumpFiles('links', 'parquet'))})`);
     expect(rows.length).toBeGreaterThan(0);
     for (const { reasons: parts } of rows) {
       expect(parts).toHaveLength(5);

@@ -14,7 +14,7 @@ import { createSimSource } from '../src/chain/sim/index.js';
 import { coinNumber, fromBigint } from '../src/domain/amount.js';
 import { networkParams } from '../src/domain/network.js';
 import { exportRelease } from '../src/export/export.js';
-import { DUMPS, LIST_SEPARATOR } from '../src/export/dumps.js';
+import { DUMPS, dumpGlob, LIST_SEPARATOR, PARTITION_BLOCKS, type Dump } from '../src/export/dumps.js';
 import type { LinksDocument } from '../src/api/links.js';
 import { Db, sqlString } from '../src/store/db.js';
 import { scanChain } from '../src/store/scan.js';
@@ -27,8 +27,10 @@ let work: string;
 let db: Db;
 let dir: string;
 const readJson = (rel: string): any => JSON.parse(readFileSync(join(dir, rel), 'utf8'));
-const parquet = (name: string): string => `read_parquet(${sqlString(join(dir, 'dumps', `${name}.parquet`))})`;
-const csv = (name: string): string => `read_csv(${sqlString(join(dir, 'dumps', `${name}.csv.gz`))}, header = true, all_varchar = true)`;
+const dumpOf = (name: string): Dump => DUMPS.find((d) => d.name === name)!;
+/** Every partition of a dump (or its one file), in height order. */
+const parquet = (name: string): string => `read_parquet(${sqlString(join(dir, dumpGlob(dumpOf(name), 'parquet')))})`;
+const csv = (name: string): string => `read_csv(${sqlString(join(dir, dumpGlob(dumpOf(name), 'csv.gz')))}, header = true, all_varchar = true)`;
 const number = async (sql: string): Promise<number> => Number(Object.values((await db.one(sql))!)[0]);
 
 /**
@@ -67,15 +69,24 @@ afterAll(() => {
 });
 
 describe('the dumps of a release', () => {
-  it('carry the network, the heights and the analysis in every Parquet file\'s key-value metadata', async () => {
+  it('carry the network, the heights and the analysis in every Parquet file\'s key-value metadata; a partition its own heights', async () => {
     const manifest = readJson('manifest.json');
     const first = await number('SELECT min(height) FROM blocks');
-    for (const { name } of DUMPS) {
-      const rows = await db.all<{ key: string; value: string }>(
-        `SELECT decode(key) AS key, decode(value) AS value FROM parquet_kv_metadata(${sqlString(join(dir, 'dumps', `${name}.parquet`))})`);
-      expect(Object.fromEntries(rows.map((r) => [r.key, r.value])), name).toEqual({
-        'pegscope.network': 'sim', 'pegscope.from_height': String(first), 'pegscope.to_height': String(manifest.as_of_height),
-        'pegscope.as_of_height': String(manifest.as_of_height), 'pegscope.updated_at': String(manifest.updated_at),
+    const metadata = async (file: string) => Object.fromEntries((await db.all<{ key: string; value: string }>(
+      `SELECT decode(key) AS key, decode(value) AS value FROM parquet_kv_metadata(${sqlString(file)})`)).map((r) => [r.key, r.value]));
+    const analysis = { 'pegscope.as_of_height': String(manifest.as_of_height), 'pegscope.updated_at': String(manifest.updated_at) };
+    for (const dump of DUMPS) {
+      if (!dump.height) {
+        expect(await metadata(join(dir, 'dumps', `${dump.name}.parquet`)), dump.name).toEqual({
+          'pegscope.network': 'sim', 'pegscope.from_height': String(first), 'pegscope.to_height': String(manifest.as_of_height), ...analysis,
+        });
+        continue;
+      }
+      // The tiny chain is younger than two horizons: one open partition, from block 0 to PARTITION_BLOCKS − 1.
+      const files = Object.keys(manifest.files).filter((p: string) => p.startsWith(`dumps/${dump.name}/`) && p.endsWith('.parquet'));
+      expect(files, dump.name).toEqual([`dumps/${dump.name}/${dump.name}-00000000-${String(PARTITION_BLOCKS - 1).padStart(8, '0')}.parquet`]);
+      expect(await metadata(join(dir, files[0]!)), dump.name).toEqual({
+        'pegscope.network': 'sim', 'pegscope.from_height': '0', 'pegscope.to_height': String(PARTITION_BLOCKS - 1), 'pegscope.final': 'false', ...analysis,
       });
     }
     expect(manifest.updated_at).toBe(NOW + 60);

@@ -222,7 +222,7 @@ describe('the page\'s lookup and CSV against the router', () => {
       await plain.close();
       rmSync(files.root, { recursive: true, force: true });
     }
-  });
+  }, 300_000);
 
   it('builds the trace CSV the API serves, from the trace document', async () => {
     for (const q of Object.values(tree.traceQ)) {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/store/db.js';
 import { scanChain } from '../src/store/scan.js';
 import { exportRelease, type ExportResult } from '../src/export/export.js';
-import { DUMPS } from '../src/export/dumps.js';
+import { DUMPS, dumpGlob } from '../src/export/dumps.js';
 import { releaseDocuments } from './helpers/release-docs.js';
 import { analysedDb, treeFiles } from './helpers/export-pipeline.js';
 
@@ -119,10 +119,11 @@ describe('an export after scanning past the analysed height', () => {
       pegin_inputs: `SELECT count(*) AS n FROM pegin_inputs WHERE height <= ${H1}`,
       blocks: `SELECT count(*) AS n FROM blocks WHERE supply IS NOT NULL AND height <= ${H1}`,
     };
-    for (const { name, height } of DUMPS) {
+    for (const dump of DUMPS) {
+      const { name, height } = dump;
       if (!height) continue;
       const want = analysedRows[name] ? await count(analysedRows[name]) : null;
-      for (const file of [`read_parquet('${join(release.dir, 'dumps', `${name}.parquet`)}')`, `read_csv('${join(release.dir, 'dumps', `${name}.csv.gz`)}', header = true)`]) {
+      for (const file of [`read_parquet('${join(release.dir, dumpGlob(dump, 'parquet'))}')`, `read_csv('${join(release.dir, dumpGlob(dump, 'csv.gz'))}', header = true)`]) {
         const row = await db.one<{ n: bigint; top: number }>(`SELECT count(*) AS n, max(${height}) AS top FROM ${file}`);
         expect(Number(row!.n), `${name} ${file}`).toBeGreaterThan(0);
         expect(row!.top, `${name} ${file}`).toBeLessThanOrEqual(H1);

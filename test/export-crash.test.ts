@@ -5,6 +5,9 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Db } from '../src/store/db.js';
 import { exportRelease } from '../src/export/export.js';
+import { analyze } from '../src/analysis/analyze.js';
+import { createSimSource } from '../src/chain/sim/index.js';
+import { scanChain } from '../src/store/scan.js';
 import { analysedDb, expectSameTree, isComplete, scanAndAnalyze } from './helpers/export-pipeline.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pegscope-crash-'));
@@ -24,7 +27,7 @@ const tmpReleases = (dir: string): string[] => readdirSync(join(dir, 'releases')
  * Runs an export in a child process until it reaches `step` (its onStep
  * hook), then SIGKILLs it there; rejects if the child ends on its own.
  */
-function killExportAt(dbFile: string, out: string, mode: 'rewrite' | 'recycle', step: string): Promise<void> {
+function killExportAt(dbFile: string, out: string, mode: 'rewrite' | 'recycle' | 'incremental', step: string): Promise<void> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dbFile, out, mode, step], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -105,6 +108,41 @@ describe('a kill in the middle of an export', () => {
     expect(tmpReleases(out)).toHaveLength(0);
     expect(checkCurrent(out)).toEqual({ target: next.dir, complete: true });
     expect(isComplete(second.dir)).toBe(true);
+    expectSameTree(next.dir, rewritten.dir);
+  }, 300_000);
+
+  it('while an incremental export renders only what changed leaves current intact, and the next export equals rewriting every file', async () => {
+    const out = join(work, 'incremental');
+    const ref = join(work, 'incremental-reference');
+    const file = join(work, 'incremental.duckdb');
+    const db = await Db.open(file);
+    const source = createSimSource({ preset: 'tiny', seed: 6, worker: false });
+    const advance = async (to: number, now: number): Promise<void> => {
+      await scanChain(db, source, { to });
+      await analyze(db, { now, horizon: 150 });
+    };
+    const both = async (handle: Db) => [
+      await exportRelease(handle, { outDir: out }),
+      await exportRelease(handle, { outDir: ref, incremental: false }),
+    ] as const;
+    await advance(2_000, 1_800_000_000);
+    const [first] = await both(db);
+    await advance(2_050, 1_800_007_500);
+    await source.close();
+    db.close();
+
+    await killExportAt(file, out, 'incremental', 'documents:range:trace:1');
+    expect(tmpReleases(out)).toHaveLength(1);
+    expect(checkCurrent(out)).toEqual({ target: first.dir, complete: true });
+
+    const reopened = await Db.open(file);
+    const logs: string[] = [];
+    const next = await exportRelease(reopened, { outDir: out, log: (line) => logs.push(line) });
+    const rewritten = await exportRelease(reopened, { outDir: ref, incremental: false });
+    reopened.close();
+    expect(logs).toContain(`rendering the documents of pegs above height ${2_000 - 300} and of addresses whose attribution changed`);
+    expect(tmpReleases(out)).toHaveLength(0);
+    expect(checkCurrent(out)).toEqual({ target: next.dir, complete: true });
     expectSameTree(next.dir, rewritten.dir);
   }, 300_000);
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +20,8 @@ import { finalChain, fixtureSource, loadRecording, orphanChain } from './helpers
  * other renders everything every time.
  */
 const HORIZON = 150;
+/** Dump partitions of 500 blocks: the tiny chain's early ones are final and carried over. */
+const PARTITION = 500;
 let work: string;
 beforeAll(() => { work = mkdtempSync(join(tmpdir(), 'pegscope-incremental-')); });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -47,7 +49,7 @@ function expectChangesBetween(previousDir: string | null, dir: string): void {
 /** Exports into both sites and checks the trees are the same. */
 async function exportBoth(db: Db, name: string, layout: Layout): Promise<Sites> {
   const logs: string[] = [];
-  const options: Omit<ExportOptions, 'outDir'> = { layout, hostBudget: NO_HOST_BUDGET };
+  const options: Omit<ExportOptions, 'outDir'> = { layout, hostBudget: NO_HOST_BUDGET, dumpPartitionBlocks: PARTITION };
   const previous = await currentRelease(join(work, name, 'incremental'));
   const incremental = await exportRelease(db, { ...options, outDir: join(work, name, 'incremental'), log: (line) => logs.push(line) });
   const full = await exportRelease(db, { ...options, outDir: join(work, name, 'full'), incremental: false });
@@ -87,6 +89,15 @@ describe.each<Layout>(['ranges', 'files'])('incremental export (%s layout)', (la
     await advance(2_501, now + 15_150);
     const hundred = await exportBoth(db, layout, layout);
     expect(hundred.floor).toContain(`above height ${2_401 - 2 * HORIZON} `);
+    // Final partitions of chain data are carried over, the open one is written; both name their heights.
+    const files = (dir: string) => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')).files as Record<string, unknown>;
+    const partitions = Object.keys(files(hundred.incremental.dir)).filter((p) => p.startsWith('dumps/pegins/') && p.endsWith('.parquet'));
+    expect(partitions[0]).toBe('dumps/pegins/pegins-00000000-00000499.parquet');
+    expect(partitions.at(-1)).toBe('dumps/pegins/pegins-00002500-00002999.parquet');
+    const changes = JSON.parse(readFileSync(join(hundred.incremental.dir, 'changes.json'), 'utf8'));
+    expect(Object.keys(changes.changed)).toContain('dumps/pegins/pegins-00002500-00002999.parquet');
+    expect(Object.keys(changes.changed)).not.toContain('dumps/pegins/pegins-00001500-00001999.parquet');
+    expect(statSync(join(hundred.incremental.dir, 'dumps/pegins/pegins-00001500-00001999.parquet')).nlink).toBeGreaterThan(1);
 
     // Labels on addresses of old pegs change attribution below the floor.
     const old = await db.all<{ address: string }>(

@@ -105,7 +105,8 @@ describe('the OpenAPI document', () => {
     for (const kind of RANGE_KINDS) expect(paths).toEqual(expect.arrayContaining([`/api/${kind}/{q}`, `/api/${kind}/{q}.json`]));
     expect(paths).toEqual(expect.arrayContaining([
       '/api', '/api.php', '/api/trace/{q}.csv', '/api/amounts', '/api/amounts.json', '/api/ranges.json', '/api/range/{kind}/{prefix}',
-      '/api/openapi.json', '/api/series/daily.json', '/api/stats.json', '/manifest.json', '/dumps/{name}.parquet', '/dumps/{name}.csv.gz',
+      '/api/openapi.json', '/api/series/daily.json', '/api/stats.json', '/manifest.json', '/changes.json', '/dumps/{name}.parquet', '/dumps/{name}.csv.gz',
+      '/dumps/{name}/{partition}.parquet', '/dumps/{name}/{partition}.csv.gz',
     ]));
     for (const [path, { get: op }] of Object.entries(doc.paths)) {
       for (const status of ['400', '404', '405', '414', '429', '503']) expect(op.responses[status], `${path} ${status}`).toEqual({ $ref: `#/components/responses/${status}` });
@@ -121,7 +122,8 @@ async function sampleTarget(template: string, op: Operation): Promise<string> {
   };
   const ranges = (await get(base, '/api/ranges.json')).json as RangesIndexBody;
   const values: Record<string, string> = {
-    q: q[endpoint] ?? '', kind: 'block', name: 'links', amount: '1.5',
+    // A partition of a dump with heights (the tiny chain's one), or a dump without.
+    q: q[endpoint] ?? '', kind: 'block', name: template.includes('{partition}') ? 'links' : 'attribution', partition: 'links-00000000-00019999', amount: '1.5',
     prefix: rangePrefix(canonicalKey(tree.block.height), ranges.kinds.block.prefix_length),
   };
   let target = template.replace(/\{(\w+)\}/g, (_, name: string) => values[name]!);

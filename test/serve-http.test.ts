@@ -71,7 +71,7 @@ describe('CORS for browsers (issue 16)', () => {
         stats,
         await get(base, '/api/stats', { headers: { 'If-None-Match': stats.headers.etag as string } }),
         await get(base, '/api/links?limit=2'),
-        await get(base, '/dumps/pegins.csv.gz'),
+        await get(base, '/dumps/pegins/pegins-00000000-00019999.csv.gz'),
         await get(base, '/api/nope'),
         await get(base, '/api/stats', { method: 'POST' }),
         await get(limited.url, '/api/stats'),
@@ -93,7 +93,7 @@ describe('CORS for browsers (issue 16)', () => {
   });
 
   it('preflight allows If-None-Match, X-API-Key, Range and If-Range', async () => {
-    const res = await get(base, '/dumps/links.parquet', { method: 'OPTIONS', headers: { Origin: 'https://wallet.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'range, if-range' } });
+    const res = await get(base, '/dumps/links/links-00000000-00019999.parquet', { method: 'OPTIONS', headers: { Origin: 'https://wallet.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'range, if-range' } });
     expect(res.status).toBe(204);
     const allowed = String(res.headers['access-control-allow-headers']).split(',').map((h) => h.trim().toLowerCase());
     expect(allowed).toEqual(expect.arrayContaining(['if-none-match', 'x-api-key', 'range', 'if-range']));

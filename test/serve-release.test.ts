@@ -38,7 +38,7 @@ describe('a release directory removed while serving (3.1)', () => {
     const away = join(tree.root, 'r1-away');
     // Asked before: these answers are in the cache. The rest are first asked while the release is gone.
     const warm = [`/api/trace?q=${known}`, '/api/health'];
-    const cold = [`/api/address?q=${known}`, `/api/follow?q=${known}&depth=5`, `/api/trace?q=${known}&format=csv`, '/api/links?limit=3', `/api/follow?q=${simAddress(4242)}&depth=4`, '/dumps/pegins.csv.gz', '/manifest.json'];
+    const cold = [`/api/address?q=${known}`, `/api/follow?q=${known}&depth=5`, `/api/trace?q=${known}&format=csv`, '/api/links?limit=3', `/api/follow?q=${simAddress(4242)}&depth=4`, '/dumps/pegins/pegins-00000000-00019999.csv.gz', '/manifest.json'];
     const before = new Map<string, string>();
     for (const path of warm) before.set(path, (await get(base, path)).text);
     expect(JSON.parse(before.get(warm[0]!)!).trace.type).toBe('address');
@@ -60,7 +60,7 @@ describe('a release directory removed while serving (3.1)', () => {
     expect((await get(base, `/api/trace?q=${known}&format=csv`)).text.split('\n')).toHaveLength(3);
     expect((await get(base, '/api/links?limit=3')).json.count).toBe(3);
     expect((await get(base, `/api/follow?q=${simAddress(4242)}&depth=4`)).json.follow).toMatchObject({ hops: [], depth: 4 });
-    expect((await get(base, '/dumps/pegins.csv.gz')).status).toBe(200);
+    expect((await get(base, '/dumps/pegins/pegins-00000000-00019999.csv.gz')).status).toBe(200);
   });
 
   it('a release path that is no longer a directory is a 503 too', async () => {

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { startServer, type RunningServer } from '../src/serve/server.js';
 import { ifRangeHolds, noneMatch, rangeOf } from '../src/serve/http.js';
 import { buildHandTree, publish, SECRET, writeRelease, type HandTree } from './helpers/release-tree.js';
@@ -53,9 +53,26 @@ describe('dump and manifest files', () => {
     const manifest = await get(base, '/manifest.json');
     expect(manifest.text).toBe(readFileSync(join(releaseDir('r1'), 'manifest.json'), 'utf8'));
     expect(manifest.headers['content-type']).toBe('application/json; charset=utf-8');
-    const gz = await get(base, '/dumps/pegins.csv.gz');
+    const gz = await get(base, '/dumps/pegins/pegins-00000000-00019999.csv.gz');
     expect(gz.headers['content-type']).toBe('application/gzip');
     expect(gz.headers['content-encoding']).toBeUndefined();
+  });
+
+  it('serve changes.json and height partitions of dumps, and only well-formed partition names', async () => {
+    writeFileSync(join(releaseDir('r1'), 'changes.json'), '{"added":{}}');
+    const partition = join(releaseDir('r1'), 'dumps', 'pegins', 'pegins-00000000-00019999.parquet');
+    mkdirSync(dirname(partition), { recursive: true });
+    writeFileSync(partition, bytes1);
+    try {
+      expect((await get(base, '/changes.json')).text).toBe('{"added":{}}');
+      expect((await get(base, '/dumps/pegins/pegins-00000000-00019999.parquet')).body.equals(bytes1)).toBe(true);
+      for (const path of ['/dumps/pegins/links-00000000-00019999.parquet', '/dumps/pegins/pegins-0-19999.parquet', '/dumps/pegins/pegins-00000000-00019999.json', '/dumps/pegins/../manifest.json']) {
+        expect((await get(base, path)).status, path).toBe(404);
+      }
+    } finally {
+      rmSync(join(releaseDir('r1'), 'changes.json'));
+      rmSync(dirname(partition), { recursive: true });
+    }
   });
 
   it('a missing file is the JSON 404 of the API, not cached (was an HTML page with max-age=300)', async () => {

@@ -258,10 +258,20 @@ function filePaths(): Record<string, JsonSchema> {
   paths['/manifest.json'] = operation({
     id: 'manifest', summary: 'every file of the release with its size and sha256', tag: 'files', content: json(schemaRef('manifest')), headers: FILE_HEADERS, responses: ranges,
   });
-  const dump = pathParam('name', 'a dump of docs/dumps.md (pegins, pegouts, links, …); manifest.json lists the files', { type: 'string', pattern: '^[a-z_]+$' });
+  paths['/changes.json'] = operation({
+    id: 'changes', summary: 'the files added, changed and removed since the previous release, with size and sha256 (what a mirror uploads)', tag: 'files',
+    content: json({ type: 'object' }), headers: FILE_HEADERS, responses: ranges,
+  });
+  const dump = pathParam('name', 'a dump of docs/dumps.md without a height column (clusters, attribution, entity_flows)', { type: 'string', pattern: '^[a-z_]+$' });
+  const partitioned = pathParam('name', 'a dump of docs/dumps.md with a height column (pegins, pegouts, links, …)', { type: 'string', pattern: '^[a-z_]+$' });
+  const partition = pathParam('partition', '<name>-<from>-<to>: the partition of the blocks from..to (8 digits each); manifest.json lists them', { type: 'string', pattern: '^[a-z_]+-[0-9]{8}-[0-9]{8}$' });
   for (const [ext, type, id] of [['parquet', 'application/vnd.apache.parquet', 'dump_parquet'], ['csv.gz', 'application/gzip', 'dump_csv_gz']] as const) {
+    const format = ext === 'parquet' ? 'Parquet' : 'gzipped CSV';
     paths[`/dumps/{name}.${ext}`] = operation({
-      id, summary: `a bulk dump as ${ext === 'parquet' ? 'Parquet' : 'gzipped CSV'}`, tag: 'files', content: { [type]: {} }, parameters: [dump], headers: FILE_HEADERS, responses: ranges,
+      id, summary: `a bulk dump as ${format}`, tag: 'files', content: { [type]: {} }, parameters: [dump], headers: FILE_HEADERS, responses: ranges,
+    });
+    paths[`/dumps/{name}/{partition}.${ext}`] = operation({
+      id: `${id}_partition`, summary: `one height partition of a bulk dump as ${format}`, tag: 'files', content: { [type]: {} }, parameters: [partitioned, partition], headers: FILE_HEADERS, responses: ranges,
     });
   }
   return paths;

@@ -1,5 +1,5 @@
 import { sqlString, type Db } from '../store/db.js';
-import type { ReleaseWriter } from './writer.js';
+import type { FileEntry, ReleaseWriter } from './writer.js';
 import { ANALYSED, exportSql } from './sql.js';
 
 /**
@@ -39,38 +39,113 @@ export const DUMPS: readonly Dump[] = [
 /** What the CSV puts between the items of a list; a link's reason sentences never contain it (an entity name a score reason quotes may). */
 export const LIST_SEPARATOR = '; ';
 
-/** dumps-metadata.sql: the variables KV_METADATA reads. */
+/** Blocks per dump partition (about 35 days): 30 partitions at the mainnet preset, 2 files each per table. */
+export const PARTITION_BLOCKS = 20_000;
+
+/**
+ * Dumps whose rows are chain data only: a final partition of theirs never
+ * changes, so an incremental export carries it over without reading it.
+ * The others show links, scores and reuse, which labels and later pegs can
+ * change; their partitions are written again and keep their bytes when
+ * nothing changed.
+ */
+const CHAIN_ONLY = new Set(['blocks', 'pegins', 'pegin_inputs', 'pegouts']);
+
+/** One height partition: [from, to], final when every block in it is more than two horizons below the analysed height. */
+export interface Partition { from: number; to: number; final: boolean }
+
+/** The partitions from the first analysed block to the analysed height; `finalUpTo` is the highest height whose documents are final. */
+export function partitionsOf(firstHeight: number, asOfHeight: number, finalUpTo: number, size = PARTITION_BLOCKS): Partition[] {
+  const partitions: Partition[] = [];
+  for (let start = Math.floor(firstHeight / size) * size; start <= asOfHeight; start += size) {
+    partitions.push({ from: start, to: start + size - 1, final: start + size - 1 <= finalUpTo });
+  }
+  return partitions;
+}
+
+const pad = (height: number): string => String(height).padStart(8, '0');
+/** dumps/<name>/<name>-<from>-<to>.<ext>, heights zero-padded so names sort by height. */
+export const partitionPath = (name: string, p: Partition, ext: 'parquet' | 'csv.gz'): string =>
+  `dumps/${name}/${name}-${pad(p.from)}-${pad(p.to)}.${ext}`;
+/** Every file of a dump in one pattern (what DuckDB's read_parquet takes): a directory of partitions, or one file. */
+export const dumpGlob = (dump: Dump, ext: 'parquet' | 'csv.gz'): string =>
+  dump.height ? `dumps/${dump.name}/*.${ext}` : `dumps/${dump.name}.${ext}`;
+
+/** dumps-metadata.sql: the variables the key-value metadata reads. */
 const METADATA_VARIABLES = exportSql('dumps-metadata');
-/** Parquet key-value metadata: which chain, which heights, which analysis. */
-const KV_METADATA = `{${[
-  ['network', 'dump_network'], ['from_height', 'dump_from_height'], ['to_height', 'dump_to_height'],
-  ['as_of_height', 'dump_to_height'], ['updated_at', 'dump_updated_at'],
-].map(([key, variable]) => `"pegscope.${key}": getvariable('${variable}')`).join(', ')}}`;
+const kvMetadata = (entries: [string, string][]): string =>
+  `{${entries.map(([key, value]) => `"pegscope.${key}": ${value}`).join(', ')}}`;
+/** A whole table: which chain, which heights, which analysis. */
+const TABLE_METADATA = kvMetadata([
+  ['network', "getvariable('dump_network')"], ['from_height', "getvariable('dump_from_height')"], ['to_height', "getvariable('dump_to_height')"],
+  ['as_of_height', "getvariable('dump_to_height')"], ['updated_at', "getvariable('dump_updated_at')"],
+]);
+/** A partition: its own heights; an open one also the analysis, which a final one leaves out so its bytes never change. */
+const partitionMetadata = (p: Partition): string => kvMetadata([
+  ['network', "getvariable('dump_network')"], ['from_height', `'${p.from}'`], ['to_height', `'${p.to}'`], ['final', `'${p.final}'`],
+  ...(p.final ? [] : [['as_of_height', "getvariable('dump_to_height')"], ['updated_at', "getvariable('dump_updated_at')"]] as [string, string][]),
+]);
 
 const csvSelect = (dump: Dump, parquet: string): string => {
   const joined = dump.lists.map((column) => `array_to_string(${column}, ${sqlString(LIST_SEPARATOR)}) AS ${column}`);
   return `SELECT *${joined.length ? ` REPLACE (${joined.join(', ')})` : ''} FROM read_parquet(${sqlString(parquet)})`;
 };
 
+export interface DumpOptions {
+  /** Partitions ending at or below this height are final (the analysed height minus two horizons); -1: none. */
+  finalUpTo: number;
+  /** Partitions ending at or below this height may be carried over from the previous release (the dirty floor); -1: none. */
+  carryUpTo: number;
+  /** The previous release's dump files (path → entry) an unchanged partition is hard-linked from. */
+  previous: Map<string, FileEntry>;
+  partitionBlocks?: number;
+}
+
 /**
  * Writes the dumps on a connection of their own, so that DuckDB compresses
  * them while the exporter's connection renders and fetches documents. The
  * CSV is read back from the Parquet file: the same rows in the same order.
+ * A partitioned dump is computed once into a temp table sorted as the dump
+ * is, then copied out a partition at a time.
  */
-export async function writeDumps(db: Db, writer: ReleaseWriter): Promise<void> {
+export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOptions): Promise<void> {
   const conn = await db.connect();
+  const copy = async (query: string, path: string, metadata: string, dump: Dump): Promise<void> => {
+    const parquet = await writer.pathFor(path);
+    await conn.exec(`COPY (${query}) TO ${sqlString(parquet)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA ${metadata})`);
+    await writer.adopt(path);
+    const csv = path.replace(/\.parquet$/, '.csv.gz');
+    await conn.exec(`COPY (${csvSelect(dump, parquet)}) TO ${sqlString(await writer.pathFor(csv))} (FORMAT csv, HEADER, COMPRESSION gzip)`);
+    await writer.adopt(csv);
+  };
   try {
     await conn.exec(ANALYSED);
     await conn.exec(METADATA_VARIABLES);
+    const bounds = (await conn.one<{ first: number; top: number }>("SELECT getvariable('dump_from_height')::INTEGER AS first, getvariable('dump_to_height')::INTEGER AS top"))!;
+    const partitions = partitionsOf(bounds.first, bounds.top, opts.finalUpTo, opts.partitionBlocks);
     for (const dump of DUMPS) {
-      const parquet = `dumps/${dump.name}.parquet`;
-      const csv = `dumps/${dump.name}.csv.gz`;
-      const parquetPath = await writer.pathFor(parquet);
-      await conn.exec(`COPY (${exportSql(`dump-${dump.name}`)}) TO ${sqlString(parquetPath)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA ${KV_METADATA})`);
-      await writer.adopt(parquet);
-      await conn.exec(`COPY (${csvSelect(dump, parquetPath)}) TO ${sqlString(await writer.pathFor(csv))} (FORMAT csv, HEADER, COMPRESSION gzip)`);
-      await writer.adopt(csv);
+      if (!dump.height) {
+        await copy(exportSql(`dump-${dump.name}`), `dumps/${dump.name}.parquet`, TABLE_METADATA, dump);
+        continue;
+      }
+      const carried = (p: Partition): FileEntry[] | null => {
+        if (!CHAIN_ONLY.has(dump.name) || !p.final || p.to > opts.carryUpTo) return null;
+        const files = (['parquet', 'csv.gz'] as const).map((ext) => opts.previous.get(partitionPath(dump.name, p, ext)));
+        return files.every((f) => f !== undefined) ? files as FileEntry[] : null;
+      };
+      const toWrite = partitions.filter((p) => {
+        const files = carried(p);
+        files?.forEach((file) => writer.carryFile(file));
+        return files === null;
+      });
+      if (toWrite.length === 0) continue;
+      await conn.exec(`CREATE OR REPLACE TEMP TABLE x_dump AS ${exportSql(`dump-${dump.name}`)}`);
+      for (const p of toWrite) {
+        await copy(`SELECT * FROM x_dump WHERE ${dump.height} BETWEEN ${p.from} AND ${p.to} ORDER BY rowid`,
+          partitionPath(dump.name, p, 'parquet'), partitionMetadata(p), dump);
+      }
     }
+    await conn.exec('DROP TABLE IF EXISTS x_dump');
   } finally {
     conn.close();
   }

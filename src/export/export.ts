@@ -20,7 +20,7 @@ import { OPENAPI_PATH } from '../api/openapi.js';
 import { openApiText } from '../api/schemas.js';
 import { toJson as json } from '../api/json.js';
 import { redirectsFile, headersFile, nginxSnippet } from './configs.js';
-import { writeDumps } from './dumps.js';
+import { writeDumps, type DumpOptions } from './dumps.js';
 import { EXPLORER_MISSING, writeExplorer } from './explorer.js';
 import { writeSeries } from './series.js';
 import { wrapJsonSql } from './wrap-json-sql.js';
@@ -44,6 +44,8 @@ export interface ExportOptions {
   keep?: number;
   /** Hard-link files unchanged since the current release (default true); false rewrites every byte. */
   incremental?: boolean;
+  /** Blocks per dump partition (default PARTITION_BLOCKS); tests use small ones to get several partitions from a short chain. */
+  dumpPartitionBlocks?: number;
   progress?: Progress;
   log?: (line: string) => void;
   /**
@@ -70,6 +72,7 @@ interface TreeOptions {
   previous: { dir: string; state: ExportState | null } | null;
   /** Pegs above this height are rendered again; -1 renders everything (state.ts dirtyFloor). */
   floor: number;
+  dumpPartitionBlocks: number | undefined;
   /** This release's state but its prefix lengths (decided while writing). */
   state: Omit<ExportState, 'prefix_lengths'>;
 }
@@ -138,7 +141,7 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
   const floor = incremental ? dirtyFloor(previousState, basis, (height) => hashes.get(height)) : -1;
   log(floor < 0 ? 'rendering every document' : `rendering the documents of pegs above height ${floor} and of addresses whose attribution changed`);
   const tree: TreeOptions = {
-    layout, budget: opts.hostBudget ?? DEFAULT_HOST_BUDGET, progress, step, floor,
+    layout, budget: opts.hostBudget ?? DEFAULT_HOST_BUDGET, progress, step, floor, dumpPartitionBlocks: opts.dumpPartitionBlocks,
     previous: previous ? { dir: previous, state: previousState } : null,
     state: { format: EXPORT_FORMAT, ...basis, checkpoints },
   };
@@ -192,10 +195,17 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, op
   await writeEndpointDocuments(db, writer, stamp);
   await writeSeries(db, writer, stamp);
   await step('endpoints');
+  const horizon = opts.state.horizon_blocks;
+  const dumpOptions: DumpOptions = {
+    finalUpTo: horizon === null ? -1 : stamp.as_of_height - 2 * horizon,
+    carryUpTo: opts.floor,
+    partitionBlocks: opts.dumpPartitionBlocks,
+    previous: new Map((await db.all<FileEntry>(PREVIOUS_DUMPS)).map((f) => [f.path, { path: f.path, size: Number(f.size), sha256: f.sha256 }])),
+  };
   // Both run to the end even when one fails, so nothing writes into the release after it is removed.
   const [documents, dumps] = await Promise.allSettled([
     writeQueryDocuments(db, writer, stamp, opts),
-    writeDumps(db, writer).then(() => step('dumps')),
+    writeDumps(db, writer, dumpOptions).then(() => step('dumps')),
   ]);
   if (documents.status === 'rejected') throw documents.reason;
   if (dumps.status === 'rejected') throw dumps.reason;
@@ -207,6 +217,9 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, op
   await writer.put(STATE_PATH, json({ ...opts.state, prefix_lengths: documents.value.ranges && rangeLengths(documents.value.ranges) }));
   return documents.value;
 }
+
+/** The previous release's dump files, which final partitions are carried over from. */
+const PREVIOUS_DUMPS = "SELECT path, size, sha256 FROM x_prev_files WHERE starts_with(path, 'dumps/')";
 
 const rangeLengths = (ranges: Record<RangeKind, RangeLayout>): Record<RangeKind, number> =>
   Object.fromEntries(RANGE_KINDS.map((kind) => [kind, ranges[kind].prefix_length])) as Record<RangeKind, number>;

@@ -179,6 +179,13 @@ export class ReleaseWriter {
     await this.db.exec(RECORD_CARRIED);
   }
 
+  /** A file of the previous release (listed in its files index as `file`) hard-linked into this one unchanged. */
+  carryFile(file: FileEntry): void {
+    this.ensureDir(file.path);
+    this.files.push({ op: 'link', from: `${this.previousDir!}/${file.path}`, path: this.at(file.path) });
+    this.record(file, undefined, undefined, 'reused');
+  }
+
   /** A file something else (DuckDB COPY) wrote into the release. */
   async adopt(path: string): Promise<void> {
     const hash = createHash('sha256');
@@ -249,9 +256,9 @@ export class ReleaseWriter {
     this.appender.close();
   }
 
-  /** A file this export wrote (carried files are recorded in SQL). */
-  private record(file: FileEntry, doc?: DocKey, stamp?: AnalysisStamp): void {
-    this.appender.append([file.path, file.size, file.sha256, stamp?.as_of_height, stamp?.updated_at, doc?.kind, doc?.q, 'written']);
+  /** A file this export wrote, or one it carried over on its own (carried documents are recorded in SQL). */
+  private record(file: FileEntry, doc?: DocKey, stamp?: AnalysisStamp, how: 'written' | 'reused' = 'written'): void {
+    this.appender.append([file.path, file.size, file.sha256, stamp?.as_of_height, stamp?.updated_at, doc?.kind, doc?.q, how]);
   }
 
   /** The .gz (and .br when it pays) siblings of a file of at least GZ_MIN bytes. */

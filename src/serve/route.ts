@@ -15,8 +15,8 @@ const RANGE_PATH = /^\/api\/range\/([^/]+)\/([^/]+?)(?:\.json)?$/;
 const RANGE_PREFIX = /^[0-9a-f]{1,8}$/;
 /** The characters any q can have (addresses, txids, hashes, heights); the endpoint validates the rest. */
 const QUERY_PATH = /^\/api\/(trace|address|follow|block)\/([A-Za-z0-9]{1,100})(\.json|\.csv)?$/;
-/** Served as they are, streamed with ranges: the manifest and the bulk dumps. */
-const STATIC_PATH = /^\/(manifest\.json|dumps\/[a-z_]+\.(?:csv\.gz|parquet))$/;
+/** Served as they are, streamed with ranges: the manifest, the changes and the bulk dumps (whole, or a height partition). */
+const STATIC_PATH = /^\/(manifest\.json|changes\.json|dumps\/(?:[a-z_]+|([a-z_]+)\/\2-\d{8}-\d{8})\.(?:csv\.gz|parquet))$/;
 
 export type Route =
   | { kind: 'file'; rel: 'api/index.json' | 'api/amounts.json' | typeof OPENAPI_PATH }

@@ -69,6 +69,12 @@ export class DbConnection {
     await this.conn.run(sql, params as Record<string, DuckDBValue>);
   }
 
+  /** The first row as a plain object, or undefined. */
+  async one<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T | undefined> {
+    const reader = await this.conn.runAndReadAll(sql, params as Record<string, DuckDBValue>);
+    return (reader.getRowObjectsJS() as T[])[0];
+  }
+
   close(): void {
     this.conn.closeSync();
   }

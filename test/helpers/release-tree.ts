@@ -150,7 +150,7 @@ export function writeRelease(tree: HandTree, id: string, asOfHeight: number, upd
   json(`api/block/${tree.blockHeight}.json`, block);
   json(`api/block/${tree.blockHash}.json`, block);
 
-  put('dumps/pegins.csv.gz', gzipSync('txid,vout,amount\n'));
+  put('dumps/pegins/pegins-00000000-00019999.csv.gz', gzipSync('txid,vout,amount\n'));
   put('.secret', SECRET);
   json('manifest.json', { release: id, files: [] });
   return dir;
