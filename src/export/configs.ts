@@ -89,12 +89,12 @@ export const NGINX_MESSAGES = {
   noDocument: 'this release has no document for that q',
   clientOnly: `this mirror holds lookups as range files, so the key never reaches it: fetch /${RANGES_INDEX_PATH}, then /api/range/<kind>/<prefix>.json with the first prefix_length hex digits of the sha256 of the key, as pegscope/client RangeClient does (docs/api.md), or ask a pegscope router`,
   privacy: 'privacy is computed per amount: score it with pegscope/client privacyOf on /api/amounts.json (docs/amounts.md), or ask a pegscope router',
-  computed: (names: string[]): string => `a mirror holds the default document only; ${names.join(', ')} other than the default are answered by a pegscope router (pegscope serve)`,
+  computed: (names: string[]): string => `a mirror holds the default document only: leave out ${names.join(' and ')}, or ask a pegscope router (pegscope serve), which computes them`,
   format: (name: EndpointName): string => `format must be ${WITH_CSV(name) ? 'json or csv' : 'json'} for ${name}`,
 };
 
 /** The router's headers; each location with an add_header of its own repeats them (nginx drops inherited ones there). */
-export function nginxCommonHeaders(indent = ''): string {
+function nginxCommonHeaders(indent = ''): string {
   return [
     'add_header Access-Control-Allow-Origin * always;',
     `add_header Access-Control-Expose-Headers "${EXPOSED}" always;`,
