@@ -1,36 +1,29 @@
+/**
+ * The host configs of a release against the router: nginx (Debian's, with
+ * the exported snippet) over a files-layout release answers every lookup
+ * path form with the router's bytes, and `_redirects`/`_headers`, applied as
+ * Netlify and as Cloudflare Pages document them, never give a document the
+ * router would not.
+ */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/store/db.js';
 import { NO_HOST_BUDGET } from '../src/export/ranges.js';
 import { exportRelease } from '../src/export/export.js';
+import { NGINX_MESSAGES } from '../src/export/configs.js';
+import { startServer, type RunningServer } from '../src/serve/server.js';
 import { analysedDb } from './helpers/export-pipeline.js';
 import { nginxAvailable, startNginx, type RunningNginx } from './helpers/nginx.js';
+import { get } from './helpers/http.js';
 
 let work: string;
 let db: Db;
 let nginx: RunningNginx | undefined;
-let port: number;
+let router: RunningServer;
 let root: string;
 
-interface Fetched { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }
-
-function get(path: string, headers: Record<string, string> = {}): Promise<Fetched> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-/** /api/index.json → its bytes on disk. */
 const file = (rel: string): Buffer => readFileSync(join(root, rel));
 
 beforeAll(async () => {
@@ -38,96 +31,149 @@ beforeAll(async () => {
   ({ db } = await analysedDb(':memory:', 3, 1_800, 1_800_000_000));
   const release = await exportRelease(db, { outDir: join(work, 'out'), layout: 'files', hostBudget: NO_HOST_BUDGET });
   root = join(work, 'out', 'current');
-  if (!nginxAvailable()) return;
-  nginx = await startNginx(work, root, join(release.dir, 'nginx.conf'));
-  port = nginx.port;
+  router = await startServer({ sites: [{ network: 'sim', outDir: join(work, 'out') }], host: '127.0.0.1', port: 0, rateLimit: 0 });
+  if (nginxAvailable()) nginx = await startNginx(work, root, join(release.dir, 'nginx.conf'));
 }, 300_000);
 
 afterAll(async () => {
   await nginx?.stop();
+  await router?.close();
   db?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-/**
- * The _redirects rules as Netlify applies them: an existing file is served as
- * is; otherwise the first rule whose path and query conditions match rewrites.
- */
-function redirectsTarget(rules: string, url: string): string | null {
-  const { pathname, searchParams } = new URL(url, 'http://mirror');
-  if (existsSync(join(root, pathname)) && pathname.includes('.')) return pathname;
-  for (const line of rules.split('\n')) {
-    if (!line || line.startsWith('#')) continue;
+const top = (): Record<string, string | number> => JSON.parse(file('data/links.json').toString()).links[0];
+
+describe('nginx over a files-layout release', () => {
+  it.runIf(nginxAvailable())('answers every lookup path form the router takes with the router\'s bytes and type', async () => {
+    const link = top();
+    const blockHash = JSON.parse(file(`api/block/${link.pegout_height}.json`).toString()).block.hash as string;
+    const lookups: [string, string | number][] = [
+      ['trace', link.pegout_address!], ['trace', link.pegin_txid!], ['trace', link.pegout_txid!],
+      ['address', link.pegout_address!], ['follow', link.pegout_address!], ['block', link.pegout_height!], ['block', blockHash],
+    ];
+    for (const [kind, q] of lookups) {
+      const forms = [`/api/${kind}?q=${q}`, `/api?endpoint=${kind}&q=${q}`, `/api.php?endpoint=${kind}&q=${q}`, `/api/${kind}/${q}`, `/api/${kind}/${q}.json`];
+      if (kind === 'trace') forms.push(`/api/trace?q=${q}&format=csv`, `/api?endpoint=trace&q=${q}&format=csv`, `/api/trace/${q}?format=csv`, `/api/trace/${q}.csv`);
+      for (const path of forms) {
+        const [fromRouter, fromNginx] = await Promise.all([get(router.url, path), get(nginx!.url, path)]);
+        expect(fromRouter.status, path).toBe(200);
+        expect(fromNginx.status, path).toBe(200);
+        expect(fromNginx.headers['content-type'], path).toBe(fromRouter.headers['content-type']);
+        expect(fromNginx.headers['cache-control'], path).toBe(fromRouter.headers['cache-control']);
+        expect(fromNginx.body.equals(fromRouter.body), path).toBe(true);
+      }
+    }
+  });
+
+  it.runIf(nginxAvailable())('a well-formed key the release has no file for is a JSON 404 (the router answers not_found)', async () => {
+    const unknown = 'f'.repeat(64);
+    const res = await get(nginx!.url, `/api/trace?q=${unknown}`);
+    expect(res.status).toBe(404);
+    expect(res.json.error).toBe(NGINX_MESSAGES.noDocument);
+    expect((await get(router.url, `/api/trace?q=${unknown}`)).json.trace.type).toBe('not_found');
+  });
+
+  it.runIf(nginxAvailable())('refuses a q that could reach outside the tree', async () => {
+    for (const path of ['/api/trace?q=..%2F..%2Fmanifest', '/api/trace?q=a%00b', `/api/trace?q=${'a'.repeat(101)}`]) {
+      const res = await get(nginx!.url, path);
+      expect(res.status, path).toBe(400);
+      expect(res.json, path).toMatchObject({ version: '1', error: NGINX_MESSAGES.badQ });
+    }
+  });
+});
+
+interface Rule { from: string; conditions: [string, string][]; to: string; status: string }
+
+function parseRules(text: string): Rule[] {
+  return text.split('\n').filter((line) => line && !line.startsWith('#')).map((line) => {
     const parts = line.split(/\s+/);
-    const [from, to] = [parts[0]!, parts[parts.length - 2]!];
-    const vars = new Map<string, string>();
-    const fromSegs = from.split('/');
-    const pathSegs = pathname.split('/');
-    if (fromSegs.length !== pathSegs.length) continue;
-    if (!fromSegs.every((seg, i) => (seg.startsWith(':') ? (vars.set(seg, pathSegs[i]!), true) : seg === pathSegs[i]))) continue;
-    const conditions = parts.slice(1, -2).map((c) => c.split('=') as [string, string]);
-    if (!conditions.every(([k, v]) => searchParams.has(k) && (v.startsWith(':') ? (vars.set(v, searchParams.get(k)!), true) : searchParams.get(k) === v))) continue;
-    return to.replace(/:[a-z]+/g, (name) => vars.get(name) ?? name);
-  }
-  return null;
+    return {
+      from: parts[0]!, to: parts[parts.length - 2]!, status: parts[parts.length - 1]!,
+      conditions: parts.slice(1, -2).map((c) => c.split('=') as [string, string]),
+    };
+  });
 }
 
-describe('the exported nginx snippet serves the release tree', () => {
-  it.runIf(nginxAvailable())('answers a trace by ?q=, by /api/trace/<q> and through /api?endpoint=', async () => {
-    const q = JSON.parse(file('data/links.json').toString()).links[0].pegout_address as string;
-    const want = file(`api/trace/${q}.json`);
-    for (const path of [`/api/trace?q=${q}`, `/api/trace/${q}`, `/api?endpoint=trace&q=${q}`, `/api.php?endpoint=trace&q=${q}`]) {
-      const res = await get(path);
-      expect(res.status, path).toBe(200);
-      expect(res.body.equals(want), path).toBe(true);
-      expect(res.headers['content-type']).toMatch(/^application\/json/);
-      expect(res.headers['access-control-allow-origin']).toBe('*');
-    }
-    const csv = await get(`/api/trace?q=${q}&format=csv`);
-    expect(csv.status).toBe(200);
-    expect(csv.headers['content-type']).toMatch(/^text\/csv/);
-    expect(csv.body.equals(file(`api/trace/${q}.csv`))).toBe(true);
-  });
+/**
+ * `_redirects` as each host documents it. Netlify serves an existing file
+ * first, then applies the first rule whose path and query conditions match.
+ * Cloudflare Pages ignores a line that is not `source destination [code]`
+ * and follows its rules even where a file exists. Returns the file served,
+ * or null for the host's 404.
+ */
+function servedBy(host: 'netlify' | 'cloudflare', rules: Rule[], url: string): string | null {
+  const { pathname, searchParams } = new URL(url, 'http://mirror');
+  const isFile = (path: string): boolean => path.includes('.') && existsSync(join(root, path));
+  if (host === 'netlify' && isFile(pathname)) return pathname;
+  for (const rule of rules) {
+    if (host === 'cloudflare' && rule.conditions.length > 0) continue;
+    if (rule.from !== pathname) continue;
+    if (!rule.conditions.every(([k, v]) => searchParams.get(k) === v)) continue;
+    return isFile(rule.to) ? rule.to : null;
+  }
+  return isFile(pathname) ? pathname : null;
+}
 
-  it.runIf(nginxAvailable())('answers default documents, the index and the amount table', async () => {
-    expect((await get('/api')).body.equals(file('api/index.json'))).toBe(true);
-    expect((await get('/api/links')).body.equals(file('api/links.json'))).toBe(true);
-    expect((await get('/api?endpoint=stats')).body.equals(file('api/stats.json'))).toBe(true);
-    expect((await get('/api/pegin_amounts?format=csv')).body.equals(file('api/pegin_amounts.csv'))).toBe(true);
-    expect((await get('/api/amounts')).body.equals(file('api/amounts.json'))).toBe(true);
-    const height = JSON.parse(file('data/links.json').toString()).links[0].pegout_height as number;
-    expect((await get(`/api/block?q=${height}`)).body.equals(file(`api/block/${height}.json`))).toBe(true);
-  });
+describe('_redirects and _headers, as Netlify and Cloudflare Pages apply them', () => {
+  const defaults = [
+    '/api/health', '/api/stats', '/api/recommendations', '/api/links', '/api/pegin_amounts', '/api/pegout_amounts', '/api/amounts',
+    '/api/stats.json', '/api/links.json', '/api/openapi.json', '/api/series/daily.json', '/dumps/links.parquet',
+  ];
+  const queried = [
+    '/api?endpoint=stats', '/api.php?endpoint=recommendations', '/api?endpoint=links&format=csv', '/api/links?format=csv',
+    '/api/pegout_amounts?format=csv', '/api.php?endpoint=pegin_amounts',
+  ];
 
-  it.runIf(nginxAvailable())('the _redirects rules map the same URLs onto the same files as nginx', async () => {
-    const rules = file('_redirects').toString();
-    const top = JSON.parse(file('data/links.json').toString()).links[0];
-    const urls = [
-      `/api/trace?q=${top.pegout_address}`, `/api/trace/${top.pegin_txid}`, `/api?endpoint=trace&q=${top.pegout_txid}&format=csv`,
-      `/api/address?q=${top.pegout_address}`, `/api/follow?q=${top.pegout_address}`, `/api/block?q=${top.pegout_height}`,
-      '/api', '/api.php', '/api/links', '/api/links?format=csv', '/api?endpoint=recommendations', '/api/health', '/api/amounts',
-    ];
-    for (const url of urls) {
-      const target = redirectsTarget(rules, url);
+  it('Netlify answers the path and query forms with the router\'s bytes', async () => {
+    const rules = parseRules(file('_redirects').toString());
+    for (const url of [...defaults, ...queried]) {
+      const target = servedBy('netlify', rules, url);
       expect(target, url).not.toBeNull();
-      const res = await get(url);
+      const res = await get(router.url, url);
       expect(res.status, url).toBe(200);
-      expect(file(target!.slice(1)).equals(res.body), `${url} → ${target}`).toBe(true);
+      if (url !== '/api/health') expect(file(target!.slice(1)).equals(res.body), `${url} → ${target}`).toBe(true);
     }
   });
 
-  it.runIf(nginxAvailable())('serves the precompressed sibling to gzip clients', async () => {
-    const res = await get('/api/links', { 'accept-encoding': 'gzip' });
-    expect(res.headers['content-encoding']).toBe('gzip');
-    expect(gunzipSync(res.body).equals(file('api/links.json'))).toBe(true);
+  it('Cloudflare Pages answers the path forms with the router\'s bytes and ?endpoint= with its 404, never the index', async () => {
+    const rules = parseRules(file('_redirects').toString());
+    for (const url of defaults) {
+      const target = servedBy('cloudflare', rules, url);
+      const res = await get(router.url, url);
+      if (url !== '/api/health') expect(target && file(target.slice(1)).equals(res.body), url).toBe(true);
+    }
+    for (const url of ['/api', '/api?endpoint=stats', '/api.php?endpoint=links&format=csv']) expect(servedBy('cloudflare', rules, url), url).toBeNull();
+    // Cloudflare follows a rule even where a file exists: a placeholder would turn api/range/…/ab.json into ab.json.json.
+    for (const rule of rules) expect(`${rule.from} ${rule.to}`, rule.from).not.toMatch(/[:*]/);
+    const text = file('_redirects').toString();
+    expect(rules.length).toBeLessThanOrEqual(2_000);
+    for (const line of text.split('\n')) expect(line.length).toBeLessThanOrEqual(1_000);
   });
 
-  it.runIf(nginxAvailable())('refuses a q that could reach outside the tree and answers JSON errors', async () => {
-    const bad = await get('/api/trace?q=..%2F..%2Fmanifest');
-    expect(bad.status).toBe(400);
-    expect(JSON.parse(bad.body.toString())).toMatchObject({ version: '1', error: expect.stringMatching(/q must be/) });
-    const unknown = await get('/api/nope');
-    expect(unknown.status).toBe(404);
-    expect(JSON.parse(unknown.body.toString()).error).toMatch(/no such path/);
+  it('_headers sets each header once per path (Cloudflare joins repeats) and the router\'s Cache-Control', async () => {
+    const blocks: { pattern: string; headers: [string, string][] }[] = [];
+    for (const line of file('_headers').toString().split('\n')) {
+      if (!line) continue;
+      if (!line.startsWith(' ')) blocks.push({ pattern: line, headers: [] });
+      else blocks.at(-1)!.headers.push(line.trim().split(/:\s*/, 2) as [string, string]);
+    }
+    expect(blocks.length).toBeLessThanOrEqual(100);
+    const matches = (pattern: string, path: string): boolean => new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(path);
+    for (const path of ['/', '/index.html', '/assets/app-X.js', '/api/links.json', '/api/links.csv', '/api/range/trace/ab.json', '/dumps/links.parquet', '/dumps/pegins.csv.gz', '/manifest.json']) {
+      const applied = blocks.filter((b) => matches(b.pattern, path)).flatMap((b) => b.headers);
+      const names = applied.map(([name]) => name.toLowerCase());
+      expect(new Set(names).size, `${path}: ${names.join(', ')}`).toBe(names.length);
+      const headers = new Map(applied.map(([name, value]) => [name.toLowerCase(), value]));
+      expect(headers.get('access-control-allow-origin'), path).toBe('*');
+      expect(headers.get('x-content-type-options'), path).toBe('nosniff');
+      if (path.startsWith('/api/') || path.startsWith('/dumps/') || path === '/manifest.json') {
+        const res = await get(router.url, path === '/api/links.csv' ? '/api/links?format=csv' : path);
+        // A files-layout release has no ranges for the router to answer; their headers are those of every document.
+        const want = res.status === 200 ? res : await get(router.url, '/api/links.json');
+        expect(headers.get('cache-control'), path).toBe(want.headers['cache-control']);
+        expect(headers.get('content-type'), path).toBe(want.headers['content-type']);
+      }
+    }
   });
 });

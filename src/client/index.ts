@@ -15,3 +15,6 @@ export {
   type AmountTable, type AmountCount, type Privacy, type Rating, type Side,
 } from '../domain/privacy.js';
 export { parseCoinAmount, formatCoin, coinNumber, AmountError, LITOSHI_PER_COIN, type Litoshi } from '../domain/amount.js';
+// Private lookups against any mirror: a range of dozens of keys is fetched, never the key (docs/api.md).
+export { RangeClient, LookupError, type RangeClientOptions, type RangesIndex, type FoundDocument, type Fetch } from './lookup.js';
+export { canonicalKey, rangePrefix, rangePath, RANGE_KINDS, type RangeKind } from './range.js';

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import {
   ASSET_CACHE_CONTROL, ASSET_NAME, ASSET_NAME_NGINX, ASSETS_DIR, CONTENT_SECURITY_POLICY, EXPLORER_INDEX, REFERRER_POLICY,
 } from '../api/explorer.js';
+import { analysisCacheControl, DEFAULT_CACHE_SECONDS } from '../api/caching.js';
 import type { ReleaseWriter } from './writer.js';
 
 /** Where the build puts the page: dist/explorer/ of the package (the same path from src/export and dist/export). */
@@ -39,18 +40,15 @@ export function explorerHeaders(): string[] {
 
 /**
  * nginx locations for the page. A location with its own add_header loses
- * the server's, so each repeats them; `types` gives the content types even
- * where the server includes no mime.types.
+ * the server's, so each repeats `common` (the snippet's headers, whose
+ * Cache-Control is the $pegscope_cache each location sets).
  */
-export function explorerNginx(): string {
-  const headers = (cacheControl: string): string => `    types { text/html html; text/css css; text/javascript js; }
-    charset_types text/html text/css text/javascript;
+export function explorerNginx(common: string): string {
+  const headers = (cacheControl: string): string => `    set $pegscope_cache "${cacheControl}";
     add_header Content-Security-Policy "${CONTENT_SECURITY_POLICY}" always;
     add_header Referrer-Policy ${REFERRER_POLICY} always;
-    add_header Access-Control-Allow-Origin * always;
-    add_header X-Content-Type-Options nosniff always;
-    add_header Cache-Control "${cacheControl}" always;`;
-  const page = headers('public, max-age=300, stale-while-revalidate=300');
+${common}`;
+  const page = headers(analysisCacheControl(DEFAULT_CACHE_SECONDS));
   return `# The explorer page: index.html and its content-hashed assets.
 location = / {
 ${page}

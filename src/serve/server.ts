@@ -16,10 +16,10 @@ import { ENTRY_OVERHEAD_BYTES, FileCache, ReleaseUnavailable, Site, type CachedF
 import { clientIp, clientKey, hashKey, loadKeys, SlidingWindowLimiter, type ApiKey, type RateDecision } from './ratelimit.js';
 import { route, siteFor, targetError } from './route.js';
 import { ASSET_CACHE_CONTROL } from '../api/explorer.js';
+import { analysisCacheControl, COMPUTED_CACHE_CONTROL, DEFAULT_CACHE_SECONDS } from '../api/caching.js';
 import { explorerMissing, type ExplorerFile } from './explorer.js';
 
-/** Seconds a response stays fresh in caches by default; `pegscope serve --cache` defaults to it too. */
-export const DEFAULT_CACHE_SECONDS = 300;
+export { DEFAULT_CACHE_SECONDS } from '../api/caching.js';
 
 /** Every cache of the router, bounded by entries and bytes (src/lru.ts). */
 export interface CacheLimits {
@@ -295,6 +295,6 @@ class Router {
   }
 
   private cacheControl(policy: CachePolicy): string {
-    return policy === 'none' ? 'no-cache' : `public, max-age=${this.cacheSeconds}, stale-while-revalidate=${this.cacheSeconds}`;
+    return policy === 'none' ? COMPUTED_CACHE_CONTROL : analysisCacheControl(this.cacheSeconds);
   }
 }

@@ -14,13 +14,20 @@ export const nginxAvailable = (): boolean => existsSync(NGINX);
 export interface RunningNginx {
   port: number;
   url: string;
+  /** nginx's access log (combined format: the request line with its query string), when asked for. */
+  accessLog: string | null;
   stop(): Promise<void>;
 }
 
-/** Starts nginx with `root` (a release, or a `current` symlink) and the release's snippet; `work` holds its pid, logs and temp dirs. */
-export async function startNginx(work: string, root: string, snippet: string): Promise<RunningNginx> {
+/**
+ * Starts nginx with `root` (a release, or a `current` symlink) and the
+ * release's snippet; `work` holds its pid, logs and temp dirs. With
+ * `accessLog`, every request line is logged, unbuffered, to work/access.log.
+ */
+export async function startNginx(work: string, root: string, snippet: string, opts: { accessLog?: boolean } = {}): Promise<RunningNginx> {
   const port = await freePort();
   mkdirSync(join(work, 'logs'), { recursive: true });
+  const accessLog = opts.accessLog ? join(work, 'access.log') : null;
   writeFileSync(join(work, 'nginx.conf'), `
 worker_processes 1;
 pid ${join(work, 'nginx.pid')};
@@ -28,7 +35,7 @@ error_log ${join(work, 'error.log')} warn;
 events { worker_connections 64; }
 http {
   include /etc/nginx/mime.types;
-  access_log off;
+  access_log ${accessLog ?? 'off'};
   client_body_temp_path ${work}/body; proxy_temp_path ${work}/proxy; fastcgi_temp_path ${work}/fcgi;
   uwsgi_temp_path ${work}/uwsgi; scgi_temp_path ${work}/scgi;
   server {
@@ -40,7 +47,7 @@ http {
 `);
   const child = spawn(NGINX, ['-p', work, '-c', join(work, 'nginx.conf'), '-e', join(work, 'error.log'), '-g', 'daemon off; user root;'], { stdio: 'ignore' });
   await waitFor(child, port, work);
-  return { port, url: `http://127.0.0.1:${port}`, stop: () => stop(child) };
+  return { port, url: `http://127.0.0.1:${port}`, accessLog, stop: () => stop(child) };
 }
 
 function answers(port: number): Promise<void> {
