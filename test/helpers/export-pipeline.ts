@@ -44,10 +44,11 @@ export function treeFiles(root: string): Map<string, string> {
   return files;
 }
 
-/** Two trees with the same file names and the same bytes in each file. */
-export function expectSameTree(actualRoot: string, expectedRoot: string): void {
+/** Two trees with the same file names and the same bytes in each file (but the `ignored` paths, in neither). */
+export function expectSameTree(actualRoot: string, expectedRoot: string, ignored: string[] = []): void {
   const a = treeFiles(actualRoot);
   const b = treeFiles(expectedRoot);
+  for (const path of ignored) { a.delete(path); b.delete(path); }
   expect([...a.keys()]).toEqual([...b.keys()]);
   for (const [rel, path] of a) expect(readFileSync(path).equals(readFileSync(b.get(rel)!)), rel).toBe(true);
 }
