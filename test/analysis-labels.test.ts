@@ -178,6 +178,7 @@ describe('importLabels validates strictly (defect 3.6)', () => {
       'entity contains the control character U+0009 (tab) at character 4; only printable text on one line is allowed',
       `unknown category "exchange\\u001b[0m"; allowed: ${LABEL_CATEGORY_NAMES.join(', ')}`,
     ]);
+    // eslint-disable-next-line no-control-regex -- the control characters are what must not be there
     for (const r of result.rejected) expect(r.reason).not.toMatch(/[\u0000-\u001f\u202a-\u202e\u2066-\u2069]/);
   });
 

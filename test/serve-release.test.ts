@@ -96,8 +96,10 @@ describe('bounded caches (3.2)', () => {
       expect(res.json.follow.hops).toEqual([]);
     }
     const sizes = server!.cacheSizes();
-    expect(sizes.answers.entries).toBeLessThanOrEqual(40);
+    // Every answer was cached (the "not found" ones too) and the least recent evicted: the bound, not an absent cache, holds it.
+    expect(sizes.answers.entries).toBe(40);
     expect(sizes.data.entries).toBeLessThanOrEqual(10);
+    expect(sizes.files.entries).toBeLessThan(300);
   });
 
   it('parsed data files and computed answers stay within their bytes', async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBlock, type RawBlock } from '../src/chain/parse.js';
 import { parseTransaction } from '../src/chain/raw-tx.js';
 import { createSimSource, readSimTruth, SIM_LABELS_FILE, SIM_MWEB_ACTIVATION_HEIGHT, type SimTruth } from '../src/chain/sim/index.js';
-import { sha256d } from '../src/chain/sha256.js';
+import { sha256d } from '../src/domain/sha256.js';
 import { NETWORKS } from '../src/domain/network.js';
 import { recordingLines } from './helpers/fixtures.js';
 import { Db } from '../src/store/db.js';
@@ -125,7 +125,7 @@ function fixtureBlocks(): RawBlock[] {
 }
 
 describe('every simulated block passes the structural checks of the regtest recording', () => {
-  let blocks: { height: number; hash: string; raw: Uint8Array; parsed: RawBlock }[] = [];
+  const blocks: { height: number; hash: string; raw: Uint8Array; parsed: RawBlock }[] = [];
   let truth: SimTruth;
   const truthDir = join(work, 'structure.truth');
   const prevTxs = new Map<string, Uint8Array>();

@@ -24,7 +24,7 @@
  * Pure and dependency-free: the exporter writes with it, the router and
  * the wallet client read with it.
  */
-import { sha256 } from '../chain/sha256.js';
+import { sha256 } from '../domain/sha256.js';
 import { NETWORKS } from '../domain/network.js';
 
 export const RANGE_KINDS = ['trace', 'address', 'follow', 'block'] as const;

@@ -21,7 +21,6 @@ import { startPlainServer, type PlainServer } from '../helpers/plain-server.js';
 import { CONTENT_SECURITY_POLICY } from '../../src/api/explorer.js';
 import { browserTestsEnabled, launchBrowser, type Browser } from '../helpers/browser.js';
 import { nginxAvailable, startNginx, type RunningNginx } from '../helpers/nginx.js';
-import { freePort } from '../helpers/net.js';
 
 const SHOTS = fileURLToPath(new URL('../../test-output/explorer/', import.meta.url));
 const FIRST_LOAD_BUDGET = 200 * 1024;

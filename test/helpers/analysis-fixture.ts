@@ -1,10 +1,12 @@
 import type { Db } from '../../src/store/db.js';
+import { LITOSHI_PER_COIN } from '../../src/domain/amount.js';
 
 /** Hand-built base rows for analysis tests, inserted straight into the schema of src/store/schema.sql. */
 export interface PeginRow { txid: string; vout?: number; height: number; amount: number; inputs: string[] }
 export interface PegoutRow { txid: string; vout: number; height: number; amount: number; address: string }
 
-export const COIN = 100_000_000;
+/** One coin in litoshi, from the registry like every other constant the tests use. */
+export const COIN = LITOSHI_PER_COIN;
 
 /** A 64-hex id from a short name, so tests read as names. */
 export function txid(name: string): string {

@@ -79,7 +79,7 @@ export function writeRelease(tree: HandTree, id: string, asOfHeight: number, upd
   };
   const json = (rel: string, doc: object, compress = false): void => put(rel, JSON.stringify(doc), compress);
   const [a1, a2, a3, a4, a5] = tree.addresses as [string, string, string, string, string];
-  const [in1, in2] = tree.peginTxids as [string, string];
+  const [in1] = tree.peginTxids as [string];
   const [out1] = tree.pegoutTxids as [string];
 
   const peginRows: [number, number][] = [];

@@ -1,0 +1,97 @@
+// `npm run lint` (dependency half): the layers of docs/architecture.md. Data flows
+// chain → store → analysis → export → serve; a stage may import the stages before it, never
+// one after it. DuckDB stays on the batch side: the router, the wallet client, the explorer page
+// and what they share (api, domain) never reach it. test/layers.test.ts checks the same at run time.
+const STAGES = ['chain', 'store', 'analysis', 'export', 'serve'];
+
+/** A stage never imports a later stage. */
+const noLaterStage = STAGES.slice(0, -1).map((stage, i) => ({
+  name: `no-upward-from-${stage}`,
+  comment: `src/${stage} is before ${STAGES.slice(i + 1).join(', ')} in the data flow; it must not import them`,
+  severity: 'error',
+  from: { path: `^src/${stage}/` },
+  to: { path: `^src/(${STAGES.slice(i + 1).join('|')})/` },
+}));
+
+module.exports = {
+  forbidden: [
+    ...noLaterStage,
+    {
+      name: 'serve-reads-only-the-release',
+      comment: 'the router answers from release files: it imports none of the batch stages',
+      severity: 'error',
+      from: { path: '^src/serve/' },
+      to: { path: '^src/(chain|store|analysis|export)/' },
+    },
+    {
+      name: 'no-duckdb-outside-batch',
+      comment: 'the router, the wallet client, the explorer page and the shared api/domain code never load DuckDB, directly or through another module',
+      severity: 'error',
+      from: { path: '^src/(serve|client|domain|api|web)/' },
+      to: { path: '@duckdb/', reachable: true },
+    },
+    {
+      name: 'domain-is-pure',
+      comment: 'src/domain imports no other src module',
+      severity: 'error',
+      from: { path: '^src/domain/' },
+      to: { path: '^src/', pathNot: '^src/domain/' },
+    },
+    {
+      name: 'client-imports-only-domain',
+      comment: 'src/client (the wallet package pegscope/client) imports only itself and src/domain',
+      severity: 'error',
+      from: { path: '^src/client/' },
+      to: { path: '^src/', pathNot: '^src/(client|domain)/' },
+    },
+    {
+      name: 'api-is-shared-shaping',
+      comment: 'src/api shapes documents for export, serve and the page: it imports only client and domain',
+      severity: 'error',
+      from: { path: '^src/api/' },
+      to: { path: '^src/', pathNot: '^src/(api|client|domain)/' },
+    },
+    {
+      name: 'web-imports-only-shared-code',
+      comment: 'the explorer page (src/web) runs in a browser: it imports only api, client and domain',
+      severity: 'error',
+      from: { path: '^src/web/' },
+      to: { path: '^src/', pathNot: '^src/(web|api|client|domain)/' },
+    },
+    {
+      name: 'no-command-modules-in-layers',
+      comment: 'the commands (cli, bin, job, demo, sources, config-file) use the layers, never the other way round',
+      severity: 'error',
+      from: { path: '^src/[^/]+/' },
+      to: { path: '^src/(bin|cli|job|demo|sources|config-file)\\.ts$' },
+    },
+    {
+      name: 'no-dev-dependencies-in-src',
+      comment: 'an installed pegscope has no devDependencies; only the explorer page, bundled at build time, may use them',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/web/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'no-circular',
+      comment: 'no import cycles at run time (a cycle through type-only imports loads nothing)',
+      severity: 'error',
+      from: {},
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'every import resolves',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    // Type-only imports count too: a layer that names another's types depends on it.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+  },
+};
