@@ -54,7 +54,7 @@ describe('the horizon (SPEC §2)', () => {
     const heights = [10, 200, 260, 300, 390];
     await insertChain(d, 400, heights.map((height, i) => ({ txid: txid(`p${i}`), height, amount: amount + i, inputs: [`A${i}`] })), []);
     await analyze(d, { now: 1, horizon: H });
-    const sets = await d.all<{ txid: string; anonymity_set: number }>('SELECT txid, anonymity_set FROM a_pegin_scores ORDER BY txid');
+    const sets = await d.all<{ txid: string; anonymity_set: number }>('SELECT txid, anonymity_set::INTEGER AS anonymity_set FROM a_pegin_scores ORDER BY txid');
     const expected = heights.map((h, i) => ({ txid: txid(`p${i}`), anonymity_set: heights.filter((o) => Math.abs(o - h) <= H).length }));
     expect(sets).toEqual(expected.sort((a, b) => a.txid.localeCompare(b.txid)));
     const table = await d.all<{ count: bigint }>("SELECT count FROM a_amounts WHERE side = 'pegin'");

@@ -6,7 +6,7 @@
 -- − {{entity_penalty}} when a funding address is attributed to a known entity.
 CREATE OR REPLACE TEMP TABLE a_pegin_scores AS
 WITH sets AS (
-  SELECT p.txid, p.vout, p.amount, s.anonymity_set
+  SELECT p.txid, p.vout, p.amount, s.anonymity_set::BIGINT AS anonymity_set
   FROM w_pegin_ids p JOIN w_pegin_sets s USING (id)
 ), linked AS (
   SELECT pegin_txid AS txid, pegin_vout AS vout, max(confidence) AS max_link_confidence

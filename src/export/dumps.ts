@@ -18,22 +18,28 @@ export interface Dump {
    * no block bounds (a new label or peg-in can change any of their rows).
    */
   height: string | null;
+  /**
+   * What can change a final partition: nothing but a reorg (chain data,
+   * null), or a dirty peg of this side in it (dirty.sql: a changed
+   * attribution, a later peg to a reused address).
+   */
+  dirtyBy: 'pegin' | 'pegout' | null;
   /** LIST columns: Parquet keeps the list, the CSV joins its items with LIST_SEPARATOR. */
   lists: readonly string[];
 }
 
 export const DUMPS: readonly Dump[] = [
-  { name: 'blocks', height: 'height', lists: [] },
-  { name: 'pegins', height: 'height', lists: [] },
-  { name: 'pegin_inputs', height: 'height', lists: [] },
-  { name: 'pegouts', height: 'height', lists: [] },
-  { name: 'links', height: 'pegout_height', lists: ['reasons'] },
-  { name: 'reuse', height: 'pegout_height', lists: [] },
-  { name: 'pegin_scores', height: 'height', lists: ['reasons'] },
-  { name: 'pegout_scores', height: 'height', lists: ['reasons'] },
-  { name: 'clusters', height: null, lists: [] },
-  { name: 'attribution', height: null, lists: [] },
-  { name: 'entity_flows', height: null, lists: [] },
+  { name: 'blocks', height: 'height', dirtyBy: null, lists: [] },
+  { name: 'pegins', height: 'height', dirtyBy: null, lists: [] },
+  { name: 'pegin_inputs', height: 'height', dirtyBy: null, lists: [] },
+  { name: 'pegouts', height: 'height', dirtyBy: null, lists: [] },
+  { name: 'links', height: 'pegout_height', dirtyBy: 'pegout', lists: ['reasons'] },
+  { name: 'reuse', height: 'pegout_height', dirtyBy: 'pegout', lists: [] },
+  { name: 'pegin_scores', height: 'height', dirtyBy: 'pegin', lists: ['reasons'] },
+  { name: 'pegout_scores', height: 'height', dirtyBy: 'pegout', lists: ['reasons'] },
+  { name: 'clusters', height: null, dirtyBy: null, lists: [] },
+  { name: 'attribution', height: null, dirtyBy: null, lists: [] },
+  { name: 'entity_flows', height: null, dirtyBy: null, lists: [] },
 ];
 
 /** What the CSV puts between the items of a list; a link's reason sentences never contain it (an entity name a score reason quotes may). */
@@ -41,15 +47,6 @@ export const LIST_SEPARATOR = '; ';
 
 /** Blocks per dump partition (about 35 days): 30 partitions at the mainnet preset, 2 files each per table. */
 export const PARTITION_BLOCKS = 20_000;
-
-/**
- * Dumps whose rows are chain data only: a final partition of theirs never
- * changes, so an incremental export carries it over without reading it.
- * The others show links, scores and reuse, which labels and later pegs can
- * change; their partitions are written again and keep their bytes when
- * nothing changed.
- */
-const CHAIN_ONLY = new Set(['blocks', 'pegins', 'pegin_inputs', 'pegouts']);
 
 /** One height partition: [from, to], final when every block in it is more than two horizons below the analysed height. */
 export interface Partition { from: number; to: number; final: boolean }
@@ -91,6 +88,10 @@ const csvSelect = (dump: Dump, parquet: string): string => {
   return `SELECT *${joined.length ? ` REPLACE (${joined.join(', ')})` : ''} FROM read_parquet(${sqlString(parquet)})`;
 };
 
+/** The partitions ($1 blocks each) holding a dirty peg of each side (dirty.sql), as `<side>:<start>`. */
+export const DIRTY_PARTITIONS = `SELECT 'pegin:' || (height // $1 * $1) AS part FROM analysed_pegins SEMI JOIN x_dirty_pegins USING (txid, vout)
+  UNION SELECT 'pegout:' || (height // $1 * $1) FROM analysed_pegouts SEMI JOIN x_dirty_pegouts USING (txid, vout)`;
+
 export interface DumpOptions {
   /** Partitions ending at or below this height are final (the analysed height minus two horizons); -1: none. */
   finalUpTo: number;
@@ -98,6 +99,8 @@ export interface DumpOptions {
   carryUpTo: number;
   /** The previous release's dump files (path → entry) an unchanged partition is hard-linked from. */
   previous: Map<string, FileEntry>;
+  /** `<side>:<partition start>` of the partitions holding a dirty peg (DIRTY_PARTITIONS). */
+  dirty: Set<string>;
   partitionBlocks?: number;
 }
 
@@ -129,7 +132,7 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
         continue;
       }
       const carried = (p: Partition): FileEntry[] | null => {
-        if (!CHAIN_ONLY.has(dump.name) || !p.final || p.to > opts.carryUpTo) return null;
+        if (!p.final || p.to > opts.carryUpTo || (dump.dirtyBy && opts.dirty.has(`${dump.dirtyBy}:${p.from}`))) return null;
         const files = (['parquet', 'csv.gz'] as const).map((ext) => opts.previous.get(partitionPath(dump.name, p, ext)));
         return files.every((f) => f !== undefined) ? files as FileEntry[] : null;
       };
@@ -139,7 +142,8 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
         return files === null;
       });
       if (toWrite.length === 0) continue;
-      await conn.exec(`CREATE OR REPLACE TEMP TABLE x_dump AS ${exportSql(`dump-${dump.name}`)}`);
+      // Only the rows of the partitions to write (the filter reaches into the query; its order stays).
+      await conn.exec(`CREATE OR REPLACE TEMP TABLE x_dump AS SELECT * FROM (${exportSql(`dump-${dump.name}`)}) WHERE ${dump.height} >= ${toWrite[0]!.from}`);
       for (const p of toWrite) {
         await copy(`SELECT * FROM x_dump WHERE ${dump.height} BETWEEN ${p.from} AND ${p.to} ORDER BY rowid`,
           partitionPath(dump.name, p, 'parquet'), partitionMetadata(p), dump);

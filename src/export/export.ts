@@ -20,7 +20,7 @@ import { OPENAPI_PATH } from '../api/openapi.js';
 import { openApiText } from '../api/schemas.js';
 import { toJson as json } from '../api/json.js';
 import { redirectsFile, headersFile, nginxSnippet } from './configs.js';
-import { writeDumps, type DumpOptions } from './dumps.js';
+import { DIRTY_PARTITIONS, PARTITION_BLOCKS, writeDumps, type DumpOptions } from './dumps.js';
 import { EXPLORER_MISSING, writeExplorer } from './explorer.js';
 import { writeSeries } from './series.js';
 import { wrapJsonSql } from './wrap-json-sql.js';
@@ -201,6 +201,7 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, op
     carryUpTo: opts.floor,
     partitionBlocks: opts.dumpPartitionBlocks,
     previous: new Map((await db.all<FileEntry>(PREVIOUS_DUMPS)).map((f) => [f.path, { path: f.path, size: Number(f.size), sha256: f.sha256 }])),
+    dirty: new Set((await db.all<{ part: string }>(DIRTY_PARTITIONS, [opts.dumpPartitionBlocks ?? PARTITION_BLOCKS])).map((r) => r.part)),
   };
   // Both run to the end even when one fails, so nothing writes into the release after it is removed.
   const [documents, dumps] = await Promise.allSettled([
