@@ -18,8 +18,11 @@ import { loadConfigFile } from './config-file.js';
 import { DEFAULT_KEEP_RELEASES } from './domain/model.js';
 import { DEFAULT_HOST_BUDGET, LAYOUTS, parseHostBudget, type HostBudget, type Layout } from './export/ranges.js';
 
+const MAX_LOG_LINE = 4000;
+/** What remoteText leaves as it is (printable ASCII words, single spaces); most lines, a request's among them, skip its work. */
+const PLAIN_LINE = /^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/;
 /** Log lines and error messages carry text from nodes, servers, clients and files: one escaped line each. */
-const terminal = (text: string): string => remoteText(text, 4000);
+const terminal = (text: string): string => (text.length <= MAX_LOG_LINE && PLAIN_LINE.test(text) ? text : remoteText(text, MAX_LOG_LINE));
 const logLine = (line: string): string => `${new Date().toISOString()} ${terminal(line)}\n`;
 const log = (line: string): void => { process.stderr.write(logLine(line)); };
 

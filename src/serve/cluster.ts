@@ -91,6 +91,7 @@ export function startPrimary(count: number, log: (line: string) => void): Primar
   const ready = new Promise<string>((resolve, reject) => {
     cluster.on('listening', (worker, address) => {
       listening.add(worker);
+      if (started) log(`worker ${worker.process.pid} is serving`);
       if (!url) url = `http://${address.addressType === 6 ? `[${address.address}]` : address.address}:${address.port}`;
       if (listening.size === count && !started) {
         started = true;
