@@ -4,19 +4,20 @@
  *   1. nginx   /api/trace/<q>.json of a `--layout files` release (the file itself, nginx's best case)
  *   2. router  /api/trace?q=<q> of a range release (the same document bytes, cut from its range file)
  *   3. router  /api/privacy with amounts that vary per request (computed, rarely cached)
- * and, for scale, the router's trace with the per-IP rate limit on (every
- * request counted by the primary) and with one worker.
+ * and, for scale: the router's trace with the per-IP rate limit on (every
+ * request counted by the primary) and with one worker, and a bare node:http
+ * cluster sending the same bytes with no routing at all (Node's ceiling here).
  * Each case runs `--rounds` times, nginx and router interleaved, because the
  * machine is shared and its load drifts; ratios compare the same round.
  *
- *   npm run bench:serve [-- --preset demo --seconds 10 --rounds 3 --threads 2 --connections 8
+ *   npm run bench:serve [-- --preset demo --seconds 5 --rounds 5 --threads 2 --connections 8
  *                          --workers N --nginx-workers auto --rebuild]
  *
  * The releases are built once into .bench/serve-<preset>/ (sim → scan →
  * analyze → export, both layouts) and reused; --rebuild builds them again.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { analyze } from '../src/analysis/analyze.js';
@@ -94,10 +95,36 @@ http {
   return child;
 }
 
-/** `pegscope serve` as an operator runs it (rate limit off unless given), through the CLI so --workers is what is measured. */
-async function startRouter(outDir: string, port: number, workers: number, rateLimit: number): Promise<ChildProcess> {
+/** The least a node:http cluster can do per request: the same body and a similar head, nothing looked up. */
+const BARE_NODE = `
+const cluster = require('node:cluster');
+const http = require('node:http');
+const [port, workers, file] = process.argv.slice(2);
+if (cluster.isPrimary) for (let i = 0; i < Number(workers); i++) cluster.fork();
+else {
+  const body = require('node:fs').readFileSync(file);
+  const head = ['Access-Control-Allow-Origin', '*', 'X-Content-Type-Options', 'nosniff', 'ETag', '"x"', 'Cache-Control', 'public, max-age=300',
+    'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(body.length)];
+  http.createServer((req, res) => { res.writeHead(200, head); res.end(body); }).listen(Number(port), '127.0.0.1');
+}`;
+
+async function startBareNode(work: string, port: number, workers: number, file: string): Promise<ChildProcess> {
+  // A file, not -e: cluster workers run the primary's script.
+  const script = join(work, 'bare-node.cjs');
+  writeFileSync(script, BARE_NODE);
+  const child = spawn(process.execPath, [script, String(port), String(workers), file], { stdio: 'inherit' });
+  await waitUp(child, `http://127.0.0.1:${port}/`, 'bare node:http');
+  return child;
+}
+
+/**
+ * `pegscope serve` as an operator runs it (rate limit off unless given),
+ * through the CLI so --workers is what is measured; its request log goes to
+ * a file, as it would to journald.
+ */
+async function startRouter(outDir: string, port: number, workers: number, rateLimit: number, logFile: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin.ts', 'serve', '--network', 'sim', '--out', outDir, '--port', String(port),
-    '--rate-limit', String(rateLimit), '--workers', String(workers)], { stdio: ['ignore', 'ignore', 'inherit'] });
+    '--rate-limit', String(rateLimit), '--workers', String(workers)], { stdio: ['ignore', 'ignore', openSync(logFile, 'a')] });
   await waitUp(child, `http://127.0.0.1:${port}/api/health`, 'router');
   return child;
 }
@@ -149,7 +176,7 @@ ${report}`;
 interface Figures { label: string; rps: number; p50: number; p99: number; max: number; errors: number; non2xx: number }
 
 function measure(label: string, url: string, script: string, o: { seconds: number; threads: number; connections: number }): Figures {
-  const out = execFileSync('nice', ['-n', '0', WRK, `-t${o.threads}`, `-c${o.connections}`, `-d${o.seconds}s`, '-s', script, url], { encoding: 'utf8' });
+  const out = execFileSync(WRK, [`-t${o.threads}`, `-c${o.connections}`, `-d${o.seconds}s`, '-s', script, url], { encoding: 'utf8' });
   const line = out.split('\n').find((l) => l.startsWith('WRK '));
   if (!line) throw new Error(`wrk printed no report:\n${out}`);
   const r = JSON.parse(line.slice(4)) as { requests: number; duration_us: number; errors: number; non2xx: number; p50_us: number; p99_us: number; max_us: number };
@@ -169,8 +196,8 @@ function privacyPaths(table: AmountTable, count: number): string[] {
 
 async function main(): Promise<void> {
   const preset = arg('preset', 'demo') as SimPresetName;
-  const load = { seconds: Number(arg('seconds', '10')), threads: Number(arg('threads', '2')), connections: Number(arg('connections', '8')) };
-  const rounds = Number(arg('rounds', '3'));
+  const load = { seconds: Number(arg('seconds', '5')), threads: Number(arg('threads', '2')), connections: Number(arg('connections', '8')) };
+  const rounds = Number(arg('rounds', '5'));
   const workers = Number(arg('workers', String(availableParallelism())));
   const nginxWorkers = arg('nginx-workers', 'auto');
   const outDirs = await releases(preset, process.argv.includes('--rebuild'));
@@ -184,12 +211,13 @@ async function main(): Promise<void> {
     const scripts = { plain: join(work, 'plain.lua'), privacy: join(work, 'privacy.lua') };
     writeFileSync(scripts.plain, wrkScript(null));
     writeFileSync(scripts.privacy, wrkScript(privacyPaths(table, 200_000)));
-    const ports = { nginx: await freePort(), router: await freePort(), limited: await freePort(), single: await freePort() };
+    const ports = { nginx: await freePort(), router: await freePort(), limited: await freePort(), single: await freePort(), bare: await freePort() };
     const nginx = await startNginx(join(work, 'nginx'), filesRelease, ports.nginx, nginxWorkers);
     children.push(nginx);
-    children.push(await startRouter(outDirs.ranges, ports.router, workers, 0));
-    children.push(await startRouter(outDirs.ranges, ports.limited, workers, 1_000_000));
-    children.push(await startRouter(outDirs.ranges, ports.single, 1, 0));
+    children.push(await startRouter(outDirs.ranges, ports.router, workers, 0, join(work, 'router.log')));
+    children.push(await startRouter(outDirs.ranges, ports.limited, workers, 1_000_000, join(work, 'router-limited.log')));
+    children.push(await startRouter(outDirs.ranges, ports.single, 1, 0, join(work, 'router-single.log')));
+    children.push(await startBareNode(work, ports.bare, workers, join(filesRelease, 'api', 'trace', `${q}.json`)));
     const url = (port: number, path: string): string => `http://127.0.0.1:${port}${path}`;
     const nginxUrl = url(ports.nginx, `/api/trace/${q}.json`);
     const routerUrl = url(ports.router, `/api/trace?q=${q}`);
@@ -211,6 +239,7 @@ async function main(): Promise<void> {
     }
     rows.push(measure('router  trace ?q=, rate limit on', url(ports.limited, `/api/trace?q=${q}`), scripts.plain, load));
     rows.push(measure('router  trace ?q=, --workers 1', url(ports.single, `/api/trace?q=${q}`), scripts.plain, load));
+    rows.push(measure(`bare node:http, ${workers} workers, same bytes`, url(ports.bare, '/'), scripts.plain, load));
 
     console.log('| case | req/s | p50 ms | p99 ms | max ms | errors | non-2xx |\n|---|---:|---:|---:|---:|---:|---:|');
     for (const f of rows) {
