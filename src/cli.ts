@@ -10,7 +10,7 @@ import { consoleProgress } from './progress.js';
 import type { Db } from './store/db.js';
 import { formatProblem, formatVerdict, isOk, verifyRelease } from './export/verify.js';
 import { packageVersion } from './version.js';
-import { DEFAULT_CACHE_LIMITS, DEFAULT_CACHE_SECONDS, startServer } from './serve/server.js';
+import { DEFAULT_CACHE_LIMITS, DEFAULT_CACHE_SECONDS, startServer, type ServeOptions } from './serve/server.js';
 import { SharedLimiter, startPrimary, workerLifecycle } from './serve/cluster.js';
 import { batchLines } from './serve/log-lines.js';
 import { loadKeys } from './serve/ratelimit.js';
@@ -177,9 +177,13 @@ export function buildProgram(): Command {
         ? loadConfigFile(flags.config).map((site) => ({ network: site.config.network.name, outDir: site.config.outDir, hostnames: site.hostnames }))
         : [{ network: resolveConfig(flags).network.name, outDir: resolveConfig(flags).outDir }];
       const where = sites.map((s) => `${s.network} from ${s.outDir}`).join(', ');
+      const answers = { ...DEFAULT_CACHE_LIMITS.answers, ...(flags.answerCache ? { maxBytes: flags.answerCache * MIB } : {}) };
+      // Every flag is checked here, in the primary too, so a usage error stops the command before any worker starts.
+      const options: ServeOptions = { sites, host: flags.host, port: portOf(flags), rateLimit: flags.rateLimit, keysFile: flags.keys, trustProxy: flags.trustProxy,
+        staleAfterSeconds: parseDuration(flags.staleAfter, '--stale-after') / 1000, cacheSeconds: parseDuration(flags.cache, '--cache') / 1000, cacheLimits: { answers },
+      };
       const workers = flags.workers ?? availableParallelism();
       if (workers > 1 && cluster.isPrimary) {
-        // The workers run this same command line; a bad keys file fails here, before any of them starts.
         if (flags.keys) loadKeys(flags.keys);
         const primary = startPrimary(workers, log);
         const stop = () => { void primary.close().then(() => process.exit(0)); };
@@ -191,11 +195,7 @@ export function buildProgram(): Command {
       // One line per request: written in batches, not one synchronous write each.
       const requests = batchLines((chunk) => { process.stderr.write(chunk); });
       process.once('exit', requests.flush);
-      const answers = { ...DEFAULT_CACHE_LIMITS.answers, ...(flags.answerCache ? { maxBytes: flags.answerCache * MIB } : {}) };
-      const server = await startServer({ sites, host: flags.host, port: portOf(flags), rateLimit: flags.rateLimit, keysFile: flags.keys, trustProxy: flags.trustProxy,
-        staleAfterSeconds: parseDuration(flags.staleAfter, '--stale-after') / 1000, cacheSeconds: parseDuration(flags.cache, '--cache') / 1000,
-        cacheLimits: { answers }, limiter: cluster.isWorker ? new SharedLimiter() : undefined, log: (line) => requests.add(logLine(line)),
-      });
+      const server = await startServer({ ...options, limiter: cluster.isWorker ? new SharedLimiter() : undefined, log: (line) => requests.add(logLine(line)) });
       const stop = () => { void server.close().then(() => process.exit(0)); };
       if (cluster.isWorker) return workerLifecycle(stop);
       log(`serving ${where} at ${server.url}/api`);
