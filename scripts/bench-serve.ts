@@ -7,10 +7,11 @@
  * and, for scale: the router's trace with the per-IP rate limit on (every
  * request counted by the primary) and with one worker, and a bare node:http
  * cluster sending the same bytes with no routing at all (Node's ceiling here).
- * Each case runs `--rounds` times, nginx and router interleaved, because the
- * machine is shared and its load drifts; ratios compare the same round.
+ * Each case runs `--rounds` short times, nginx and router interleaved,
+ * because the machine is shared and its load drifts; ratios compare the
+ * same round, and the summary takes the median round.
  *
- *   npm run bench:serve [-- --preset demo --seconds 5 --rounds 5 --threads 2 --connections 8
+ *   npm run bench:serve [-- --preset demo --seconds 3 --rounds 10 --threads 2 --connections 8
  *                          --workers N --nginx-workers auto --rebuild]
  *
  * The releases are built once into .bench/serve-<preset>/ (sim → scan →
@@ -196,8 +197,8 @@ function privacyPaths(table: AmountTable, count: number): string[] {
 
 async function main(): Promise<void> {
   const preset = arg('preset', 'demo') as SimPresetName;
-  const load = { seconds: Number(arg('seconds', '5')), threads: Number(arg('threads', '2')), connections: Number(arg('connections', '8')) };
-  const rounds = Number(arg('rounds', '5'));
+  const load = { seconds: Number(arg('seconds', '3')), threads: Number(arg('threads', '2')), connections: Number(arg('connections', '8')) };
+  const rounds = Number(arg('rounds', '10'));
   const workers = Number(arg('workers', String(availableParallelism())));
   const nginxWorkers = arg('nginx-workers', 'auto');
   const outDirs = await releases(preset, process.argv.includes('--rebuild'));
