@@ -13,7 +13,9 @@
  * directories whose entries decide it: the out dir (`current`) and the
  * release's parent (the release itself). The kernel queues that event when
  * the rename happens, before any client can ask afterwards, and the event
- * loop reads it first. Where watching fails, or after REVALIDATE_MS anyway
+ * loop reads it before that request (a caller that does not pass through the
+ * event loop between a change and its next call may see the old release for
+ * up to REVALIDATE_MS). Where watching fails, or after REVALIDATE_MS anyway
  * (a moved ancestor directory sends no event), both are checked again.
  */
 import { constants as fsConstants, readFileSync, readlinkSync, statSync, watch, type BigIntStats, type FSWatcher } from 'node:fs';
@@ -90,8 +92,22 @@ export class Site {
     const watching = this.watching;
     if (watching && this.release && performance.now() - watching.checkedAt < REVALIDATE_MS) return this.release;
     const release = this.resolveCurrent();
-    this.watch(release.dir);
-    return release;
+    if (watching?.dirs === watchedDirs(this.outDir, release.dir)) {
+      // Watched all along and nothing happened: the release is vouched for again.
+      watching.checkedAt = performance.now();
+      return release;
+    }
+    this.unwatch();
+    if (!this.watch(release.dir)) return release;
+    // A change between that look and the new watch would go unseen: look again, now watched.
+    try {
+      const again = this.resolveCurrent();
+      if (again.key !== release.key) this.unwatch();
+      return again;
+    } catch (err) {
+      this.unwatch();
+      throw err;
+    }
   }
 
   /** Stops watching (the server closes). */
@@ -112,14 +128,8 @@ export class Site {
     return this.release;
   }
 
-  /** Vouches for the release just resolved from `dir` until either directory changes. */
-  private watch(dir: string): void {
-    const dirs = `${this.outDir}\n${dirname(dir)}`;
-    if (this.watching?.dirs === dirs) {
-      this.watching.checkedAt = performance.now();
-      return;
-    }
-    this.unwatch();
+  /** Watches the directories that decide the release in `dir`; false where that is not possible. */
+  private watch(dir: string): boolean {
     const watchers: FSWatcher[] = [];
     const forget = (): void => this.unwatch();
     try {
@@ -132,9 +142,10 @@ export class Site {
     } catch {
       // No inotify (limits, platform): every request checks, as it always could.
       for (const watcher of watchers) watcher.close();
-      return;
+      return false;
     }
-    this.watching = { watchers, dirs, checkedAt: performance.now() };
+    this.watching = { watchers, dirs: watchedDirs(this.outDir, dir), checkedAt: performance.now() };
+    return true;
   }
 
   private unwatch(): void {
@@ -250,6 +261,11 @@ export class Site {
       throw err instanceof ReleaseUnavailable ? err : unreadable(err);
     }
   }
+}
+
+/** What a watch covers: the out dir (`current`) and the release's parent (the release itself). */
+function watchedDirs(outDir: string, releaseDir: string): string {
+  return `${outDir}\n${dirname(releaseDir)}`;
 }
 
 /** Path and inode of a release directory; ReleaseUnavailable when it is gone or not a directory. */
