@@ -227,6 +227,10 @@ async function main(): Promise<void> {
     const [a, b] = await Promise.all([fetch(nginxUrl).then((r) => r.arrayBuffer()), fetch(routerUrl).then((r) => r.arrayBuffer())]);
     if (!Buffer.from(a).equals(Buffer.from(b))) throw new Error('router (ranges) and nginx (files) disagree on the trace document');
 
+    // Warm-up: JIT, the answer cache and the release watch, so round 1 measures what the others do.
+    const warm = { ...load, seconds: 1 };
+    for (const target of [nginxUrl, routerUrl, url(ports.limited, `/api/trace?q=${q}`), url(ports.single, `/api/trace?q=${q}`), url(ports.bare, '/')]) measure('warm-up', target, scripts.plain, warm);
+    measure('warm-up', url(ports.router, '/'), scripts.privacy, warm);
     console.log(`\nsim ${preset}; trace document ${q} (${size} bytes); ${table.pegin.length} peg-in amounts`);
     console.log(`wrk -t${load.threads} -c${load.connections} -d${load.seconds}s, ${rounds} rounds; router --workers ${workers}, nginx worker_processes ${nginxWorkers}; ${availableParallelism()} CPUs, shared with other work\n`);
     const rows: Figures[] = [];
