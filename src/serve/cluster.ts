@@ -164,10 +164,16 @@ export class SharedLimiter implements RateLimiter {
  * a terminal or systemd sends to the whole group are left to the primary.
  */
 export function workerLifecycle(stop: () => void): void {
+  let stopping = false;
+  const once = (): void => {
+    if (stopping) return;
+    stopping = true;
+    stop();
+  };
   process.on('SIGINT', () => {});
   process.on('SIGTERM', () => {});
   process.on('message', (message: StopMessage) => {
-    if (message?.pegscope === 'stop') stop();
+    if (message?.pegscope === 'stop') once();
   });
-  process.once('disconnect', stop);
+  process.once('disconnect', once);
 }
