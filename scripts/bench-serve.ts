@@ -1,181 +1,269 @@
 /**
- * Router throughput and latency (autocannon) against Debian's nginx serving
- * the same trace file, in the same run on the same machine:
- *   1. a trace file      nginx /api/trace/<q>.json  vs  router /api/trace?q=<q>
- *   2. links with non-default parameters (router only: sliced per request)
- *   3. privacy with varying amounts (router only: computed per request)
- * The release comes from the real pipeline (sim → scan → analyze → export).
- * The router runs in its own process with rate limiting off; nginx with one
- * worker, so both have one core's worth of server.
+ * Router throughput and latency against Debian's nginx, in the same run on
+ * the same machine, with wrk (Debian package) as the load generator:
+ *   1. nginx   /api/trace/<q>.json of a `--layout files` release (the file itself, nginx's best case)
+ *   2. router  /api/trace?q=<q> of a range release (the same document bytes, cut from its range file)
+ *   3. router  /api/privacy with amounts that vary per request (computed, rarely cached)
+ * and, for scale: the router's trace with the per-IP rate limit on (every
+ * request counted by the primary) and with one worker, and a bare node:http
+ * cluster sending the same bytes with no routing at all (Node's ceiling here).
+ * Each case runs `--rounds` short times, nginx and router interleaved,
+ * because the machine is shared and its load drifts; ratios compare the
+ * same round, and the summary takes the median round.
  *
- *   npm run bench:serve [-- --preset tiny|demo --seconds 5 --connections 32]
+ *   npm run bench:serve [-- --preset demo --seconds 3 --rounds 10 --threads 2 --connections 8
+ *                          --workers N --nginx-workers auto --rebuild]
+ *
+ * The releases are built once into .bench/serve-<preset>/ (sim → scan →
+ * analyze → export, both layouts) and reused; --rebuild builds them again.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import autocannon from 'autocannon';
-import { Db } from '../src/store/db.js';
-import { createSimSource, type SimPresetName } from '../src/chain/sim/index.js';
-import { scanChain } from '../src/store/scan.js';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { analyze } from '../src/analysis/analyze.js';
 import { exportRelease } from '../src/export/export.js';
-import { startServer } from '../src/serve/server.js';
+import { NO_HOST_BUDGET, type Layout } from '../src/export/ranges.js';
+import type { SimPresetName } from '../src/chain/sim/index.js';
+import type { AmountTable } from '../src/domain/privacy.js';
 import { consoleProgress } from '../src/progress.js';
-import { privacyOf, type AmountTable } from '../src/domain/privacy.js';
+import { cachedSimDb } from './lib/sim-cache.js';
 import { freePort } from '../test/helpers/net.js';
 
 const NGINX = '/usr/sbin/nginx';
+const WRK = '/usr/bin/wrk';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
 }
 
-/** Child mode: just the router, so autocannon does not share its event loop. */
-async function routerChild(outDir: string, port: number): Promise<void> {
-  const server = await startServer({ sites: [{ network: 'sim', outDir }], host: '127.0.0.1', port, rateLimit: 0 });
-  process.send?.('ready');
-  process.once('SIGTERM', () => void server.close().then(() => process.exit(0)));
-}
-
-async function buildRelease(root: string, preset: SimPresetName): Promise<string> {
-  const outDir = join(root, 'out', 'sim');
-  const db = await Db.open(':memory:');
+/** The release of each layout, exported from the same analysed chain; built once and reused. */
+async function releases(preset: SimPresetName, rebuild: boolean): Promise<Record<Layout, string>> {
+  const root = resolve('.bench', `serve-${preset}`);
+  const outDirs: Record<Layout, string> = { ranges: join(root, 'ranges'), files: join(root, 'files') };
+  if (!rebuild && Object.values(outDirs).every((dir) => existsSync(join(dir, 'current')))) {
+    console.log(`reusing the releases in ${root} (exported ${statSync(join(outDirs.ranges, 'current')).mtime.toISOString()}; --rebuild to export again)`);
+    return outDirs;
+  }
+  rmSync(root, { recursive: true, force: true });
+  const { db } = await cachedSimDb(preset, 1);
   try {
-    const progress = consoleProgress();
-    await scanChain(db, createSimSource({ preset, seed: 1 }), { progress });
     await analyze(db);
-    await exportRelease(db, { outDir, progress });
+    for (const layout of ['ranges', 'files'] as const) {
+      console.log(`exporting the ${layout} layout into ${outDirs[layout]} …`);
+      await exportRelease(db, { outDir: outDirs[layout], layout, hostBudget: NO_HOST_BUDGET, progress: consoleProgress() });
+    }
   } finally {
     db.close();
   }
-  return outDir;
+  return outDirs;
 }
 
-async function startNginx(root: string, releaseDir: string, port: number): Promise<ChildProcess> {
-  const prefix = join(root, 'nginx');
-  const conf = join(root, 'nginx.conf');
+/** The address trace whose document is closest to `bytes` long (the issue's figures are for a 4.6 KB one). */
+function pickTrace(filesRelease: string, bytes: number): { q: string; size: number } {
+  const dir = join(filesRelease, 'api', 'trace');
+  const traces = readdirSync(dir).filter((n) => n.endsWith('.json') && !/^[0-9a-f]{64}\.json$/.test(n));
+  const sized = traces.map((n) => ({ q: n.slice(0, -5), size: statSync(join(dir, n)).size }));
+  return sized.sort((a, b) => Math.abs(a.size - bytes) - Math.abs(b.size - bytes))[0]!;
+}
+
+/** nginx with the release's own snippet (release/nginx.conf), as a mirror would run it. */
+async function startNginx(work: string, release: string, port: number, workers: string): Promise<ChildProcess> {
+  mkdirSync(work, { recursive: true });
+  const conf = join(work, 'nginx.conf');
   writeFileSync(conf, `
-${process.getuid?.() === 0 ? 'user root;' : ''}
-worker_processes 1;
-daemon off;
-pid ${prefix}.pid;
-error_log ${prefix}-error.log warn;
+worker_processes ${workers};
+pid ${work}/nginx.pid;
+error_log ${work}/error.log warn;
 events { worker_connections 1024; }
 http {
+  include /etc/nginx/mime.types;
   access_log off;
-  client_body_temp_path ${prefix}-body;
-  proxy_temp_path ${prefix}-proxy;
-  fastcgi_temp_path ${prefix}-fastcgi;
-  uwsgi_temp_path ${prefix}-uwsgi;
-  scgi_temp_path ${prefix}-scgi;
-  default_type application/json;
-  sendfile on;
-  keepalive_requests 100000;
+  keepalive_requests 1000000;
+  client_body_temp_path ${work}/body; proxy_temp_path ${work}/proxy; fastcgi_temp_path ${work}/fcgi;
+  uwsgi_temp_path ${work}/uwsgi; scgi_temp_path ${work}/scgi;
   server {
     listen 127.0.0.1:${port};
-    root ${releaseDir};
-    add_header Access-Control-Allow-Origin *;
-    etag on;
+    root ${release};
+    include ${join(release, 'nginx.conf')};
   }
 }
 `);
-  const child = spawn(NGINX, ['-p', root, '-e', `${prefix}-error.log`, '-c', conf], { stdio: ['ignore', 'inherit', 'inherit'] });
-  for (let i = 0; i < 50; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    if (child.exitCode !== null) throw new Error(`nginx exited with ${child.exitCode}; see ${prefix}-error.log`);
-    const ok = await fetch(`http://127.0.0.1:${port}/api/health.json`).then((r) => r.ok, () => false);
-    if (ok) return child;
-  }
-  throw new Error('nginx did not come up within 5 s');
+  const user = process.getuid?.() === 0 ? ' user root;' : '';
+  const child = spawn(NGINX, ['-p', work, '-c', conf, '-e', join(work, 'error.log'), '-g', `daemon off;${user}`], { stdio: 'inherit' });
+  await waitUp(child, `http://127.0.0.1:${port}/api/health.json`, 'nginx');
+  return child;
 }
 
-interface Figures { label: string; rps: number; mbps: number; p50: number; p99: number; errors: number; non2xx: number }
+/** The least a node:http cluster can do per request: the same body and a similar head, nothing looked up. */
+const BARE_NODE = `
+const cluster = require('node:cluster');
+const http = require('node:http');
+const [port, workers, file] = process.argv.slice(2);
+if (cluster.isPrimary) for (let i = 0; i < Number(workers); i++) cluster.fork();
+else {
+  const body = require('node:fs').readFileSync(file);
+  const head = ['Access-Control-Allow-Origin', '*', 'X-Content-Type-Options', 'nosniff', 'ETag', '"x"', 'Cache-Control', 'public, max-age=300',
+    'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(body.length)];
+  http.createServer((req, res) => { res.writeHead(200, head); res.end(body); }).listen(Number(port), '127.0.0.1');
+}`;
 
-async function measure(label: string, url: string, seconds: number, connections: number, paths?: () => string): Promise<Figures> {
-  const opts: Record<string, unknown> = { url, connections, duration: seconds, pipelining: 1 };
-  if (paths) opts.requests = [{ setupRequest: (req: { path: string }) => ({ ...req, path: paths() }) }];
-  const result = await autocannon(opts);
-  return { label, rps: result.requests.average, mbps: result.throughput.average / 1e6, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+async function startBareNode(work: string, port: number, workers: number, file: string): Promise<ChildProcess> {
+  // A file, not -e: cluster workers run the primary's script.
+  const script = join(work, 'bare-node.cjs');
+  writeFileSync(script, BARE_NODE);
+  const child = spawn(process.execPath, [script, String(port), String(workers), file], { stdio: 'inherit' });
+  await waitUp(child, `http://127.0.0.1:${port}/`, 'bare node:http');
+  return child;
+}
+
+/**
+ * `pegscope serve` as an operator runs it (rate limit off unless given),
+ * through the CLI so --workers is what is measured; its request log goes to
+ * a file, as it would to journald.
+ */
+async function startRouter(outDir: string, port: number, workers: number, rateLimit: number, logFile: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin.ts', 'serve', '--network', 'sim', '--out', outDir, '--port', String(port),
+    '--rate-limit', String(rateLimit), '--workers', String(workers)], { stdio: ['ignore', 'ignore', openSync(logFile, 'a')] });
+  await waitUp(child, `http://127.0.0.1:${port}/api/health`, 'router');
+  return child;
+}
+
+async function waitUp(child: ChildProcess, url: string, what: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
+    if (await fetch(url).then((r) => r.ok, () => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what} did not answer ${url} within 30 s`);
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill(child.spawnfile === NGINX ? 'SIGQUIT' : 'SIGTERM');
+  await exited;
+}
+
+/**
+ * wrk's report as one JSON line (done() runs once, over every thread). With
+ * `paths`, each request takes the next one; each thread starts elsewhere in
+ * the list so the threads do not ask the same URLs in step.
+ */
+function wrkScript(paths: string[] | null): string {
+  const report = `
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('WRK {"requests":%d,"duration_us":%d,"errors":%d,"non2xx":%d,"p50_us":%d,"p99_us":%d,"max_us":%d}\\n',
+    summary.requests, summary.duration, e.connect + e.read + e.write + e.timeout, e.status,
+    latency:percentile(50), latency:percentile(99), latency.max))
+end
+`;
+  if (!paths) return report;
+  return `
+local paths = {${paths.map((p) => JSON.stringify(p)).join(',\n')}}
+local threads = 0
+setup = function(thread) threads = threads + 1; thread:set("first", threads * 7919) end
+local i = 0
+init = function(args) i = first end
+request = function()
+  i = i + 1
+  return wrk.format(nil, paths[(i % #paths) + 1])
+end
+${report}`;
+}
+
+interface Figures { label: string; rps: number; p50: number; p99: number; max: number; errors: number; non2xx: number }
+
+function measure(label: string, url: string, script: string, o: { seconds: number; threads: number; connections: number }): Figures {
+  const out = execFileSync(WRK, [`-t${o.threads}`, `-c${o.connections}`, `-d${o.seconds}s`, '-s', script, url], { encoding: 'utf8' });
+  const line = out.split('\n').find((l) => l.startsWith('WRK '));
+  if (!line) throw new Error(`wrk printed no report:\n${out}`);
+  const r = JSON.parse(line.slice(4)) as { requests: number; duration_us: number; errors: number; non2xx: number; p50_us: number; p99_us: number; max_us: number };
+  return { label, rps: r.requests / (r.duration_us / 1e6), p50: r.p50_us / 1000, p99: r.p99_us / 1000, max: r.max_us / 1000, errors: r.errors, non2xx: r.non2xx };
+}
+
+/** Privacy URLs with amounts the release has and amounts it has not, on both sides, each a distinct URL. */
+function privacyPaths(table: AmountTable, count: number): string[] {
+  const amounts = table.pegin.map(([amount]) => amount);
+  const coins = (litoshi: number): string => `${Math.floor(litoshi / 100_000_000)}.${String(litoshi % 100_000_000).padStart(8, '0')}`;
+  return Array.from({ length: count }, (_, i) => {
+    const base = amounts[i % amounts.length] ?? 100_000_000;
+    const litoshi = base + Math.floor(i / amounts.length) * 7 + (i % 2 ? 0 : 1 + ((i * 7919) % 1_000_000));
+    return `/api/privacy?amount=${coins(litoshi)}&side=${i % 3 ? 'pegin' : 'pegout'}`;
+  });
 }
 
 async function main(): Promise<void> {
-  const preset = arg('preset', 'tiny') as SimPresetName;
-  const seconds = Number(arg('seconds', '5'));
-  const connections = Number(arg('connections', '32'));
-  const root = mkdtempSync(join(tmpdir(), 'pegscope-bench-serve-'));
+  const preset = arg('preset', 'demo') as SimPresetName;
+  const load = { seconds: Number(arg('seconds', '3')), threads: Number(arg('threads', '2')), connections: Number(arg('connections', '8')) };
+  const rounds = Number(arg('rounds', '10'));
+  const workers = Number(arg('workers', String(availableParallelism())));
+  const nginxWorkers = arg('nginx-workers', 'auto');
+  const outDirs = await releases(preset, process.argv.includes('--rebuild'));
+  const filesRelease = realpathSync(join(outDirs.files, 'current'));
+  const { q, size } = pickTrace(filesRelease, Number(arg('doc-bytes', '4600')));
+  const table = JSON.parse(readFileSync(join(filesRelease, 'api', 'amounts.json'), 'utf8')) as AmountTable;
+
+  const work = mkdtempSync(join(tmpdir(), 'pegscope-bench-serve-'));
   const children: ChildProcess[] = [];
   try {
-    console.log(`building a release (sim ${preset}) …`);
-    const outDir = await buildRelease(root, preset);
-    const releaseDir = join(outDir, 'current');
-    // The largest address trace: the heaviest file a wallet or analyst fetches.
-    const traces = readdirSync(join(releaseDir, 'api', 'trace')).filter((n) => n.endsWith('.json') && !/^[0-9a-f]{64}\.json$/.test(n));
-    const q = traces.map((n) => ({ n, size: readFileSync(join(releaseDir, 'api', 'trace', n)).length })).sort((a, b) => b.size - a.size)[0]!;
-    const qValue = q.n.slice(0, -5);
-    const table = JSON.parse(readFileSync(join(releaseDir, 'api', 'amounts.json'), 'utf8')) as AmountTable;
-    console.log(`trace file: ${q.n} (${q.size} bytes); amount table: ${table.pegin.length} peg-in amounts`);
+    const scripts = { plain: join(work, 'plain.lua'), privacy: join(work, 'privacy.lua') };
+    writeFileSync(scripts.plain, wrkScript(null));
+    writeFileSync(scripts.privacy, wrkScript(privacyPaths(table, 200_000)));
+    const ports = { nginx: await freePort(), router: await freePort(), limited: await freePort(), single: await freePort(), bare: await freePort() };
+    const nginx = await startNginx(join(work, 'nginx'), filesRelease, ports.nginx, nginxWorkers);
+    children.push(nginx);
+    children.push(await startRouter(outDirs.ranges, ports.router, workers, 0, join(work, 'router.log')));
+    children.push(await startRouter(outDirs.ranges, ports.limited, workers, 1_000_000, join(work, 'router-limited.log')));
+    children.push(await startRouter(outDirs.ranges, ports.single, 1, 0, join(work, 'router-single.log')));
+    children.push(await startBareNode(work, ports.bare, workers, join(filesRelease, 'api', 'trace', `${q}.json`)));
+    const url = (port: number, path: string): string => `http://127.0.0.1:${port}${path}`;
+    const nginxUrl = url(ports.nginx, `/api/trace/${q}.json`);
+    const routerUrl = url(ports.router, `/api/trace?q=${q}`);
 
-    const [routerPort, nginxPort] = [await freePort(), await freePort()];
-    const router = spawn(process.execPath, ['--import', 'tsx', process.argv[1]!, '--child', outDir, String(routerPort)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    children.push(router);
-    await new Promise<void>((resolve, reject) => {
-      router.once('message', () => resolve());
-      router.once('exit', (code) => reject(new Error(`router exited with ${code}`)));
-    });
-    children.push(await startNginx(root, join(outDir, 'releases', readdirSync(join(outDir, 'releases')).find((n) => !n.startsWith('.'))!), nginxPort));
-
-    const routerUrl = `http://127.0.0.1:${routerPort}`;
-    const nginxUrl = `http://127.0.0.1:${nginxPort}`;
     // Same bytes from both: check before measuring.
-    const [a, b] = await Promise.all([fetch(`${routerUrl}/api/trace?q=${qValue}`).then((r) => r.text()), fetch(`${nginxUrl}/api/trace/${q.n}`).then((r) => r.text())]);
-    if (a !== b) throw new Error('router and nginx disagree on the trace file');
+    const [a, b] = await Promise.all([fetch(nginxUrl).then((r) => r.arrayBuffer()), fetch(routerUrl).then((r) => r.arrayBuffer())]);
+    if (!Buffer.from(a).equals(Buffer.from(b))) throw new Error('router (ranges) and nginx (files) disagree on the trace document');
 
-    let i = 0;
-    const amounts = table.pegin.map(([amount]) => amount);
-    const amountPath = (): string => {
-      i++;
-      const base = amounts[i % amounts.length] ?? 100_000_000;
-      const litoshi = i % 2 ? base : base + ((i * 7919) % 1_000_000);
-      return `/api/privacy?amount=${(litoshi / 1e8).toFixed(8)}&side=${i % 3 ? 'pegin' : 'pegout'}`;
-    };
-    const linkParams = (): string => `/api/links?min_confidence=0.${1 + (i++ % 9)}&limit=${50 + (i % 200)}`;
-
-    const figures: Figures[] = [];
-    console.log(`measuring ${seconds} s each, ${connections} connections …`);
-    // Alternate nginx and router twice: the machine is shared, so load drifts between runs.
-    const pairs: [Figures, Figures][] = [];
-    for (let round = 1; round <= 2; round++) {
-      pairs.push([
-        await measure(`nginx   trace file (round ${round})`, `${nginxUrl}/api/trace/${q.n}`, seconds, connections),
-        await measure(`router  trace file (round ${round})`, `${routerUrl}/api/trace?q=${qValue}`, seconds, connections),
-      ]);
+    // Warm-up: JIT, the answer cache and the release watch, so round 1 measures what the others do.
+    const warm = { ...load, seconds: 1 };
+    for (const target of [nginxUrl, routerUrl, url(ports.limited, `/api/trace?q=${q}`), url(ports.single, `/api/trace?q=${q}`), url(ports.bare, '/')]) measure('warm-up', target, scripts.plain, warm);
+    measure('warm-up', url(ports.router, '/'), scripts.privacy, warm);
+    console.log(`\nsim ${preset}; trace document ${q} (${size} bytes); ${table.pegin.length} peg-in amounts`);
+    console.log(`wrk -t${load.threads} -c${load.connections} -d${load.seconds}s, ${rounds} rounds; router --workers ${workers}, nginx worker_processes ${nginxWorkers}; ${availableParallelism()} CPUs, shared with other work\n`);
+    const rows: Figures[] = [];
+    const ratios: number[] = [];
+    for (let round = 1; round <= rounds; round++) {
+      const n = measure(`nginx   trace file, round ${round}`, nginxUrl, scripts.plain, load);
+      const r = measure(`router  trace ?q=, round ${round}`, routerUrl, scripts.plain, load);
+      const p = measure(`router  privacy, round ${round}`, url(ports.router, '/'), scripts.privacy, load);
+      rows.push(n, r, p);
+      ratios.push(r.rps / n.rps);
     }
-    figures.push(...pairs.flat());
-    figures.push(await measure('router  links (non-default)', routerUrl, seconds, connections, linkParams));
-    figures.push(await measure('router  privacy', routerUrl, seconds, connections, amountPath));
-    // Latency without queueing: one client at a time, the case of a wallet's pre-flight check.
-    figures.push(await measure('router  privacy, 1 connection', routerUrl, seconds, 1, amountPath));
+    rows.push(measure('router  trace ?q=, rate limit on', url(ports.limited, `/api/trace?q=${q}`), scripts.plain, load));
+    rows.push(measure('router  trace ?q=, --workers 1', url(ports.single, `/api/trace?q=${q}`), scripts.plain, load));
+    rows.push(measure(`bare node:http, ${workers} workers, same bytes`, url(ports.bare, '/'), scripts.plain, load));
 
-    console.log('\n| case | req/s | MB/s | p50 ms | p99 ms | errors | non-2xx |\n|---|---:|---:|---:|---:|---:|---:|');
-    for (const f of figures) console.log(`| ${f.label} | ${f.rps.toFixed(0)} | ${f.mbps.toFixed(1)} | ${f.p50} | ${f.p99} | ${f.errors} | ${f.non2xx} |`);
-    const [loaded, privacy] = figures.slice(-2) as [Figures, Figures];
-    const ratio = pairs.reduce((sum, [nginx, router]) => sum + router.rps / nginx.rps, 0) / pairs.length;
-    console.log(`\nrouter/nginx on the trace file (mean of the rounds): ${(ratio * 100).toFixed(0)}% (target >= 50%) ${ratio >= 0.5 ? 'OK' : 'BELOW TARGET'}`);
-    // The scoring itself, without HTTP: what is left of the p99 is the server and the machine.
-    const calls = 20_000;
-    const started = performance.now();
-    for (let n = 0; n < calls; n++) privacyOf(table, amounts[n % amounts.length]! + (n % 1000), n % 2 ? 'pegin' : 'pegout');
-    console.log(`privacyOf alone: ${(((performance.now() - started) / calls) * 1000).toFixed(1)} µs per call (${table.pegin.length} peg-in amounts)`);
-    console.log(`privacy p99: ${privacy.p99} ms with one connection (target < 5 ms) ${privacy.p99 < 5 ? 'OK' : 'ABOVE TARGET'}; `
-      + `${loaded.p99} ms at ${connections} connections, where queueing at ${loaded.rps.toFixed(0)} req/s dominates`);
+    console.log('| case | req/s | p50 ms | p99 ms | max ms | errors | non-2xx |\n|---|---:|---:|---:|---:|---:|---:|');
+    for (const f of rows) {
+      console.log(`| ${f.label} | ${f.rps.toFixed(0)} | ${f.p50.toFixed(2)} | ${f.p99.toFixed(2)} | ${f.max.toFixed(1)} | ${f.errors} | ${f.non2xx} |`);
+    }
+    const byLabel = (prefix: string): Figures[] => rows.filter((f) => f.label.startsWith(prefix));
+    const traces = byLabel('router  trace ?q=, round');
+    const privacy = byLabel('router  privacy');
+    const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+    const ratio = median(ratios);
+    console.log(`\nrouter/nginx req/s per round: ${ratios.map((x) => `${(x * 100).toFixed(0)}%`).join(', ')}; median ${(ratio * 100).toFixed(0)}% (target >= 50%) ${ratio >= 0.5 ? 'OK' : 'BELOW TARGET'}`);
+    const traceP99 = median(traces.map((f) => f.p99));
+    console.log(`router trace p99, median of rounds: ${traceP99.toFixed(2)} ms (target < 5 ms) ${traceP99 < 5 ? 'OK' : 'ABOVE TARGET'}`);
+    const [privacyRps, privacyP99] = [median(privacy.map((f) => f.rps)), median(privacy.map((f) => f.p99))];
+    console.log(`router privacy, median of rounds: ${privacyRps.toFixed(0)} req/s (target >= 10000) with p99 ${privacyP99.toFixed(2)} ms (target < 5 ms) ${privacyRps >= 10_000 && privacyP99 < 5 ? 'OK' : 'BELOW TARGET'}`);
   } finally {
-    for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
-    rmSync(root, { recursive: true, force: true });
+    for (const child of children) await stop(child);
+    rmSync(work, { recursive: true, force: true });
   }
 }
 
-if (process.argv[2] === '--child') await routerChild(process.argv[3]!, Number(process.argv[4]));
-else await main();
+await main();

@@ -1,4 +1,6 @@
+import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { Command, CommanderError, Option } from 'commander';
 import { remoteText } from './chain/errors.js';
 import { envInteger, parseDuration, parseWholeNumber, resolveConfig, UsageError, type CommonOptions, type ResolvedConfig } from './config.js';
@@ -8,14 +10,21 @@ import { consoleProgress } from './progress.js';
 import type { Db } from './store/db.js';
 import { formatProblem, formatVerdict, isOk, verifyRelease } from './export/verify.js';
 import { packageVersion } from './version.js';
-import { DEFAULT_CACHE_SECONDS, startServer } from './serve/server.js';
+import { DEFAULT_CACHE_LIMITS, DEFAULT_CACHE_SECONDS, startServer, type ServeOptions } from './serve/server.js';
+import { SharedLimiter, startPrimary, workerLifecycle } from './serve/cluster.js';
+import { batchLines } from './serve/log-lines.js';
+import { loadKeys } from './serve/ratelimit.js';
 import { loadConfigFile } from './config-file.js';
 import { DEFAULT_KEEP_RELEASES, HORIZON_BLOCKS } from './domain/model.js';
 import { DEFAULT_HOST_BUDGET, LAYOUTS, parseHostBudget, type HostBudget, type Layout } from './export/ranges.js';
 
+const MAX_LOG_LINE = 4000;
+/** What remoteText leaves as it is (printable ASCII words, single spaces); most lines, a request's among them, skip its work. */
+const PLAIN_LINE = /^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/;
 /** Log lines and error messages carry text from nodes, servers, clients and files: one escaped line each. */
-const terminal = (text: string): string => remoteText(text, 4000);
-const log = (line: string): void => { process.stderr.write(`${new Date().toISOString()} ${terminal(line)}\n`); };
+const terminal = (text: string): string => (text.length <= MAX_LOG_LINE && PLAIN_LINE.test(text) ? text : remoteText(text, MAX_LOG_LINE));
+const logLine = (line: string): string => `${new Date().toISOString()} ${terminal(line)}\n`;
+const log = (line: string): void => { process.stderr.write(logLine(line)); };
 
 const MAX_HEIGHT = 2 ** 31 - 1;
 const MAX_SEED = 2 ** 32 - 1;
@@ -23,6 +32,9 @@ const MAX_PORT = 65_535;
 const DEFAULT_PORT = 8080;
 const MAX_KEEP = 1000;
 const MAX_RATE_LIMIT = 1_000_000;
+const MAX_WORKERS = 256;
+const MAX_ANSWER_CACHE_MIB = 65_536;
+const MIB = 1024 * 1024;
 
 function withCommon(cmd: Command): Command {
   return cmd
@@ -164,15 +176,35 @@ export function buildProgram(): Command {
     .option('--config <file>', 'serve several networks from one config file (docs/deploy.md)')
     .option('--stale-after <duration>', 'health.ok turns false when the analysis is older than this', '1h')
     .option('--cache <duration>', 'how long caches may keep a response; match the job\'s --every', `${DEFAULT_CACHE_SECONDS}s`)
-    .action(async (flags: CommonOptions & { port?: number; host: string; rateLimit: number; keys?: string; trustProxy?: boolean; config?: string; staleAfter: string; cache: string }) => {
+    .option('--workers <n>', `processes serving the port (default: one per CPU, here ${availableParallelism()}; 1 serves from this process)`, parseInteger('--workers', 1, MAX_WORKERS))
+    .option('--answer-cache <MiB>', `finished answers each worker keeps in memory (default ${DEFAULT_CACHE_LIMITS.answers.maxBytes! / MIB})`, parseInteger('--answer-cache', 1, MAX_ANSWER_CACHE_MIB))
+    .action(async (flags: CommonOptions & { port?: number; host: string; rateLimit: number; keys?: string; trustProxy?: boolean; config?: string; staleAfter: string; cache: string; workers?: number; answerCache?: number }) => {
       const sites = flags.config
         ? loadConfigFile(flags.config).map((site) => ({ network: site.config.network.name, outDir: site.config.outDir, hostnames: site.hostnames }))
         : [{ network: resolveConfig(flags).network.name, outDir: resolveConfig(flags).outDir }];
-      const server = await startServer({ sites, host: flags.host, port: portOf(flags), rateLimit: flags.rateLimit, keysFile: flags.keys, trustProxy: flags.trustProxy,
-        staleAfterSeconds: parseDuration(flags.staleAfter, '--stale-after') / 1000, cacheSeconds: parseDuration(flags.cache, '--cache') / 1000, log,
-      });
-      log(`serving ${sites.map((s) => `${s.network} from ${s.outDir}`).join(', ')} at ${server.url}/api`);
+      const where = sites.map((s) => `${s.network} from ${s.outDir}`).join(', ');
+      const answers = { ...DEFAULT_CACHE_LIMITS.answers, ...(flags.answerCache ? { maxBytes: flags.answerCache * MIB } : {}) };
+      // Every flag is checked here, in the primary too, so a usage error stops the command before any worker starts.
+      const options: ServeOptions = { sites, host: flags.host, port: portOf(flags), rateLimit: flags.rateLimit, keysFile: flags.keys, trustProxy: flags.trustProxy,
+        staleAfterSeconds: parseDuration(flags.staleAfter, '--stale-after') / 1000, cacheSeconds: parseDuration(flags.cache, '--cache') / 1000, cacheLimits: { answers },
+      };
+      const workers = flags.workers ?? availableParallelism();
+      if (workers > 1 && cluster.isPrimary) {
+        if (flags.keys) loadKeys(flags.keys);
+        const primary = startPrimary(workers, log);
+        const stop = () => { void primary.close().then(() => process.exit(0)); };
+        process.once('SIGTERM', stop);
+        process.once('SIGINT', stop);
+        log(`serving ${where} at ${await primary.listening}/api with ${workers} workers`);
+        return;
+      }
+      // One line per request: written in batches, not one synchronous write each.
+      const requests = batchLines((chunk) => { process.stderr.write(chunk); });
+      process.once('exit', requests.flush);
+      const server = await startServer({ ...options, limiter: cluster.isWorker ? new SharedLimiter() : undefined, log: (line) => requests.add(logLine(line)) });
       const stop = () => { void server.close().then(() => process.exit(0)); };
+      if (cluster.isWorker) return workerLifecycle(stop);
+      log(`serving ${where} at ${server.url}/api`);
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);
     });

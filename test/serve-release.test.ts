@@ -11,7 +11,7 @@ import { FileCache, ReleaseUnavailable, Site } from '../src/serve/release.js';
 import { answer } from '../src/serve/answer.js';
 import { validateParams } from '../src/serve/validate.js';
 import { NETWORKS } from '../src/domain/network.js';
-import { buildHandTree, simAddress, type HandTree } from './helpers/release-tree.js';
+import { buildHandTree, publish, simAddress, writeRelease, type HandTree } from './helpers/release-tree.js';
 import { get } from './helpers/http.js';
 
 let tree: HandTree | null = null;
@@ -83,6 +83,32 @@ describe('a release directory removed while serving (3.1)', () => {
     mkdirSync(join(tree.outDir, 'releases', 'r1'));
     expect(() => answer(site, release, unknown.request, Date.now())).toThrow(ReleaseUnavailable);
     expect(() => site.data(release, 'data/links.json')).toThrow(/removed or replaced/);
+  });
+});
+
+describe('the current release, watched instead of looked up per request', () => {
+  it('every request after a swap of `current` gets the new release, cached answers included', async () => {
+    const { tree, base } = await serve();
+    writeRelease(tree, 'r2', 600, Math.floor(Date.now() / 1000));
+    for (let i = 0; i < 20; i++) {
+      const id = i % 2 ? 'r1' : 'r2';
+      publish(tree, id);
+      // Asked right after the swap, and again: the second answer comes from the answer cache.
+      for (let n = 0; n < 2; n++) {
+        const res = await get(base, '/api/stats');
+        expect(res.headers['x-pegscope-release'], `swap ${i}`).toBe(id);
+        expect(res.json.as_of_height).toBe(id === 'r1' ? 500 : 600);
+      }
+    }
+  });
+
+  it('a release replaced in place (same path, new directory) is seen at once', async () => {
+    const { tree, base } = await serve();
+    expect((await get(base, '/api/stats')).json.as_of_height).toBe(500);
+    const r1 = join(tree.outDir, 'releases', 'r1');
+    renameSync(r1, join(tree.root, 'r1-old'));
+    writeRelease(tree, 'r1', 700, Math.floor(Date.now() / 1000));
+    expect((await get(base, '/api/stats')).json.as_of_height).toBe(700);
   });
 });
 

@@ -99,21 +99,66 @@ export function bodyOf(text: string): CachedFile {
 
 /** One in-memory representation: negotiated encoding, strong ETag per encoding, 304 on a match. */
 export function sendBody(req: IncomingMessage, res: ServerResponse, file: CachedFile, type: string, cacheControl: string, filename?: string): void {
-  const encoding = chooseEncoding(req.headers['accept-encoding'], file);
-  const etag = encoding === 'identity' ? file.etag : `${file.etag.slice(0, -1)}-${encoding}"`;
-  const headers: Record<string, string> = { Vary: 'Accept-Encoding', ETag: etag, 'Cache-Control': cacheControl };
-  if (noneMatch(req.headers['if-none-match'], etag)) {
-    res.writeHead(304, headers);
+  sendPrepared(req, res, new PreparedBody(file, type, cacheControl, filename, []), null);
+}
+
+/** A response head as writeHead takes it: names and values, alternating. */
+type HeadList = readonly string[];
+
+interface Head {
+  etag: string;
+  ok: HeadList;
+  notModified: HeadList;
+}
+
+/**
+ * A body with its response heads, built once per encoding and kept with the
+ * body in the answer cache, so a repeated answer builds no header objects.
+ * `prefix` goes first: the headers every response carries, for a response
+ * that has set none yet.
+ */
+export class PreparedBody {
+  private readonly heads: Partial<Record<Encoding, Head>> = {};
+
+  constructor(
+    readonly file: CachedFile,
+    readonly type: string,
+    readonly cacheControl: string,
+    readonly filename: string | undefined,
+    private readonly prefix: HeadList,
+  ) {}
+
+  head(encoding: Encoding): Head {
+    return (this.heads[encoding] ??= this.build(encoding));
+  }
+
+  private build(encoding: Encoding): Head {
+    const { file } = this;
+    const etag = encoding === 'identity' ? file.etag : `${file.etag.slice(0, -1)}-${encoding}"`;
+    const notModified = [...this.prefix, 'Vary', 'Accept-Encoding', 'ETag', etag, 'Cache-Control', this.cacheControl];
+    const ok = [...notModified, 'Content-Type', this.type, 'Content-Length', String(encoded(file, encoding).length)];
+    if (encoding !== 'identity') ok.push('Content-Encoding', encoding);
+    if (this.filename) ok.push('Content-Disposition', `attachment; filename="${this.filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`);
+    return { etag, ok, notModified };
+  }
+}
+
+/** The headers every response carries, as a head prefix for PreparedBody. */
+export function commonHead(...more: string[]): HeadList {
+  return [...Object.entries(COMMON_HEADERS).flat(), ...more];
+}
+
+/** A prepared body, with `extra` headers (rate limit) after its own when there are any. */
+export function sendPrepared(req: IncomingMessage, res: ServerResponse, body: PreparedBody, extra: HeadList | null): void {
+  const encoding = chooseEncoding(req.headers['accept-encoding'], body.file);
+  const head = body.head(encoding);
+  if (noneMatch(req.headers['if-none-match'], head.etag)) {
+    res.writeHead(304, extra ? [...head.notModified, ...extra] : head.notModified as string[]);
     res.end();
     return;
   }
-  const body = encoded(file, encoding);
-  headers['Content-Type'] = type;
-  headers['Content-Length'] = String(body.length);
-  if (encoding !== 'identity') headers['Content-Encoding'] = encoding;
-  if (filename) headers['Content-Disposition'] = `attachment; filename="${filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`;
-  res.writeHead(200, headers);
-  res.end(req.method === 'HEAD' ? undefined : body);
+  res.writeHead(200, extra ? [...head.ok, ...extra] : head.ok as string[]);
+  res.end(req.method === 'HEAD' ? undefined : encoded(body.file, encoding));
 }
 
 /**
@@ -221,6 +266,7 @@ type Encoding = 'br' | 'gzip' | 'identity';
 
 function chooseEncoding(header: string | undefined, file: CachedFile): Encoding {
   if (!header) return 'identity';
+  if (!file.br && !file.gzip && !file.compressible) return 'identity';
   const accepted = new Set<string>();
   for (const part of header.split(',')) {
     const [name, ...params] = part.trim().toLowerCase().split(';');

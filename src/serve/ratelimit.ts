@@ -23,13 +23,20 @@ export interface RateDecision {
   resetSeconds: number;
 }
 
+/** Counts requests against limits; a shared one (src/serve/cluster.ts) answers asynchronously. */
+export interface RateLimiter {
+  hit(client: string, limit: number, now: number): RateDecision | Promise<RateDecision>;
+  /** Clients this process keeps counters for. */
+  readonly size: number;
+}
+
 interface Counter {
   windowStart: number;
   current: number;
   previous: number;
 }
 
-export class SlidingWindowLimiter {
+export class SlidingWindowLimiter implements RateLimiter {
   private readonly table: Lru<string, Counter>;
 
   constructor(private readonly windowMs = 60_000, maxClients = 100_000) {

@@ -4,14 +4,24 @@
  * that request reads comes from that one release directory, so a response
  * never mixes two releases and a new release is picked up without restart.
  *
- * The release directory itself is checked on every request (one stat) and
- * again whenever a file is missing: a release removed while serving is a 503,
- * never an answer computed from its absence, so nothing wrong is cached.
+ * The release directory itself is checked too, and again whenever a file is
+ * missing: a release removed while serving is a 503, never an answer computed
+ * from its absence, so nothing wrong is cached.
+ *
+ * Those two system calls cost a sixth of a cached answer, so a resolved
+ * release is reused while inotify (fs.watch) reports nothing on the two
+ * directories whose entries decide it: the out dir (`current`) and the
+ * release's parent (the release itself). The kernel queues that event when
+ * the rename happens, before any client can ask afterwards, and the event
+ * loop reads it before that request (a caller that does not pass through the
+ * event loop between a change and its next call may see the old release for
+ * up to REVALIDATE_MS). Where watching fails, or after REVALIDATE_MS anyway
+ * (a moved ancestor directory sends no event), both are checked again.
  */
-import { constants as fsConstants, readFileSync, readlinkSync, statSync, type BigIntStats } from 'node:fs';
+import { constants as fsConstants, readFileSync, readlinkSync, statSync, watch, type BigIntStats, type FSWatcher } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { createHash, type Hash } from 'node:crypto';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { NetworkParams } from '../domain/network.js';
 import type { Envelope } from '../api/envelope.js';
 import type { HealthDocument } from '../api/health.js';
@@ -61,8 +71,13 @@ export class ReleaseUnavailable extends Error {}
 /** A cached entry's cost beyond its bytes (map slot, objects), so many tiny entries are bounded too. */
 export const ENTRY_OVERHEAD_BYTES = 256;
 
+/** The longest a resolved release is trusted without looking at `current` again, events or not. */
+const REVALIDATE_MS = 1_000;
+
 export class Site {
   private release: Release | null = null;
+  /** The watches that vouch for `release`, and when it was last resolved; null while nothing vouches. */
+  private watching: { watchers: FSWatcher[]; dirs: string; checkedAt: number } | null = null;
 
   constructor(
     readonly network: NetworkParams,
@@ -74,6 +89,33 @@ export class Site {
 
   /** The release `current` points at now; loads its in-memory state when it changed. */
   current(): Release {
+    const watching = this.watching;
+    if (watching && this.release && performance.now() - watching.checkedAt < REVALIDATE_MS) return this.release;
+    const release = this.resolveCurrent();
+    if (watching?.dirs === watchedDirs(this.outDir, release.dir)) {
+      // Watched all along and nothing happened: the release is vouched for again.
+      watching.checkedAt = performance.now();
+      return release;
+    }
+    this.unwatch();
+    if (!this.watch(release.dir)) return release;
+    // A change between that look and the new watch would go unseen: look again, now watched.
+    try {
+      const again = this.resolveCurrent();
+      if (again.key !== release.key) this.unwatch();
+      return again;
+    } catch (err) {
+      this.unwatch();
+      throw err;
+    }
+  }
+
+  /** Stops watching (the server closes). */
+  close(): void {
+    this.unwatch();
+  }
+
+  private resolveCurrent(): Release {
     let dir: string;
     try {
       dir = resolve(this.outDir, readlinkSync(join(this.outDir, 'current')));
@@ -84,6 +126,31 @@ export class Site {
     if (this.release?.key === key) return this.release;
     this.release = this.load(dir, key);
     return this.release;
+  }
+
+  /** Watches the directories that decide the release in `dir`; false where that is not possible. */
+  private watch(dir: string): boolean {
+    const watchers: FSWatcher[] = [];
+    const forget = (): void => this.unwatch();
+    try {
+      for (const path of new Set([this.outDir, dirname(dir)])) {
+        // Not persistent: watching never keeps a process alive.
+        const watcher = watch(path, { persistent: false }, forget);
+        watcher.on('error', forget);
+        watchers.push(watcher);
+      }
+    } catch {
+      // No inotify (limits, platform): every request checks, as it always could.
+      for (const watcher of watchers) watcher.close();
+      return false;
+    }
+    this.watching = { watchers, dirs: watchedDirs(this.outDir, dir), checkedAt: performance.now() };
+    return true;
+  }
+
+  private unwatch(): void {
+    for (const watcher of this.watching?.watchers ?? []) watcher.close();
+    this.watching = null;
   }
 
   /** The release loaded last (for cache statistics), without touching the file system. */
@@ -194,6 +261,11 @@ export class Site {
       throw err instanceof ReleaseUnavailable ? err : unreadable(err);
     }
   }
+}
+
+/** What a watch covers: the out dir (`current`) and the release's parent (the release itself). */
+function watchedDirs(outDir: string, releaseDir: string): string {
+  return `${outDir}\n${dirname(releaseDir)}`;
 }
 
 /** Path and inode of a release directory; ReleaseUnavailable when it is gone or not a directory. */

@@ -11,9 +11,9 @@ import { toJson } from '../api/json.js';
 import { networkParams, type NetworkName } from '../domain/network.js';
 import { Lru, type LruLimits } from '../lru.js';
 import { answer, rangeFile, rangesIndex, requiredFile, type CachePolicy, type Reply } from './answer.js';
-import { answerClientError, bodyOf, contentType, preflight, refuseSocket, sendBody, sendError, sendFile, setCommonHeaders, staticType } from './http.js';
+import { answerClientError, bodyOf, commonHead, contentType, PreparedBody, preflight, refuseSocket, sendBody, sendError, sendFile, sendPrepared, setCommonHeaders, staticType } from './http.js';
 import { ENTRY_OVERHEAD_BYTES, FileCache, ReleaseUnavailable, Site, type CachedFile, type Release } from './release.js';
-import { clientIp, clientKey, hashKey, loadKeys, SlidingWindowLimiter, type ApiKey, type RateDecision } from './ratelimit.js';
+import { clientIp, clientKey, hashKey, loadKeys, SlidingWindowLimiter, type ApiKey, type RateDecision, type RateLimiter } from './ratelimit.js';
 import { route, siteFor, targetError } from './route.js';
 import { ASSET_CACHE_CONTROL } from '../api/explorer.js';
 import { analysisCacheControl, COMPUTED_CACHE_CONTROL, DEFAULT_CACHE_SECONDS } from '../api/caching.js';
@@ -63,6 +63,8 @@ export interface ServeOptions {
   headersTimeoutMs?: number;
   /** Overrides of DEFAULT_CACHE_LIMITS. */
   cacheLimits?: Partial<CacheLimits>;
+  /** Where requests are counted; default one SlidingWindowLimiter in this process (the cluster's workers share the primary's). */
+  limiter?: RateLimiter;
   /** The clock in unix milliseconds (rate limit, health age, If-Range dates); tests move it. Default Date.now. */
   now?: () => number;
   log?: (line: string) => void;
@@ -119,6 +121,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   return {
     url: `http://${host}:${address.port}`,
     close: () => new Promise<void>((resolve, reject) => {
+      for (const site of sites) site.close();
       server.close((err) => (err ? reject(err) : resolve()));
       server.closeIdleConnections();
       // In-flight requests get a moment to finish; then the sockets are cut.
@@ -140,32 +143,19 @@ function sizeOf(cache: Lru<unknown, unknown>): CacheSize {
   return { entries: cache.size, bytes: cache.bytes };
 }
 
-interface AnswerEntry {
-  file: CachedFile;
-  type: string;
-  filename?: string;
-}
-
-/** The answer kept for a URL when it depends on the release alone (not health, not errors). */
-function cacheable(reply: Reply): AnswerEntry | null {
-  if (reply.kind === 'file' && reply.cache === 'analysis') {
-    return reply.format === 'csv' && reply.filename
-      ? { file: reply.file, type: contentType('csv'), filename: reply.filename }
-      : { file: reply.file, type: contentType(reply.format) };
-  }
-  if (reply.kind === 'json' && reply.cache === 'analysis') return { file: bodyOf(toJson(reply.body)), type: contentType('json') };
-  if (reply.kind === 'csv') return { file: bodyOf(reply.text), type: contentType('csv'), filename: reply.filename };
-  return null;
-}
-
 /** An answer's cost in the cache: its URL and body, and room for the encodings a computed body may gain later. */
-function answerBytes(key: string, entry: AnswerEntry): number {
-  const body = entry.file.identity.length;
-  return key.length + body + (entry.file.compressible ? body : 0) + ENTRY_OVERHEAD_BYTES;
+function answerBytes(key: string, answer: PreparedBody): number {
+  const body = answer.file.identity.length;
+  return key.length + body + (answer.file.compressible ? body : 0) + ENTRY_OVERHEAD_BYTES;
 }
+
+/** Rate-limit headers for an admitted request (null when no limit applies), or the refusal to send instead. */
+type Admission = { headers: string[] | null } | { status: number; message: string; headers: Record<string, string> };
+
+const UNLIMITED: Admission = { headers: null };
 
 class Router {
-  readonly limiter = new SlidingWindowLimiter();
+  readonly limiter: RateLimiter;
   private readonly cacheSeconds: number;
   private readonly now: () => number;
 
@@ -174,10 +164,11 @@ class Router {
     private readonly opts: ServeOptions,
     private readonly keys: Map<string, ApiKey>,
     /** Answers by release and URL: a release never changes, so the same URL gets the same answer until `current` moves. */
-    readonly answers: Lru<string, AnswerEntry>,
+    readonly answers: Lru<string, PreparedBody>,
   ) {
     this.cacheSeconds = opts.cacheSeconds ?? DEFAULT_CACHE_SECONDS;
     this.now = opts.now ?? Date.now;
+    this.limiter = opts.limiter ?? new SlidingWindowLimiter();
   }
 
   handle(req: IncomingMessage, res: ServerResponse): void {
@@ -202,70 +193,99 @@ class Router {
     const unavailable = err instanceof ReleaseUnavailable;
     if (!unavailable) this.opts.log?.(`internal error: ${(err as Error).stack ?? err}`);
     if (res.headersSent) res.destroy();
-    else if (unavailable) sendError(req, res, 503, err.message);
-    else sendError(req, res, 500, 'internal error; the operator has been told via the log');
+    else if (unavailable) this.refuse(req, res, 503, err.message);
+    else this.refuse(req, res, 500, 'internal error; the operator has been told via the log');
   }
 
-  /** Answers the request; a promise when the answer is streamed from a file. */
-  private dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> | void {
+  /** An error response with the headers every response carries. */
+  private refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string, headers?: Record<string, string>): void {
     setCommonHeaders(res);
+    sendError(req, res, status, message, headers);
+  }
+
+  /** Answers the request; a promise when the rate limit is shared or the answer is streamed from a file. */
+  private dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> | void {
     const target = req.url ?? '/';
     const bad = targetError(target);
-    if (bad) return sendError(req, res, bad.status, bad.message);
+    if (bad) return this.refuse(req, res, bad.status, bad.message);
     const site = siteFor(this.sites, req.headers.host);
-    if (!site) return sendError(req, res, 404, `unknown host; this server answers for ${this.sites.flatMap((s) => s.hostnames).join(', ')}`);
+    if (!site) return this.refuse(req, res, 404, `unknown host; this server answers for ${this.sites.flatMap((s) => s.hostnames).join(', ')}`);
 
-    if (req.method === 'OPTIONS') return preflight(res);
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('Allow', 'GET, HEAD, OPTIONS');
-      return sendError(req, res, 405, `method ${req.method} is not allowed; the API is read-only: GET, HEAD, OPTIONS`);
+    if (req.method === 'OPTIONS') {
+      setCommonHeaders(res);
+      return preflight(res);
     }
-    if (!this.admit(req, res)) return;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      return this.refuse(req, res, 405, `method ${req.method} is not allowed; the API is read-only: GET, HEAD, OPTIONS`, { Allow: 'GET, HEAD, OPTIONS' });
+    }
+    const admission = this.admit(req);
+    if (admission instanceof Promise) return admission.then((admitted) => this.respond(req, res, site, target, admitted));
+    return this.respond(req, res, site, target, admission);
+  }
 
+  /**
+   * An admitted request: from the answer cache when the release has answered
+   * this very target before (the route depends on the target alone, so it
+   * is not parsed again), else routed and answered.
+   */
+  private respond(req: IncomingMessage, res: ServerResponse, site: Site, target: string, admission: Admission): Promise<void> | void {
+    if ('status' in admission) return this.refuse(req, res, admission.status, admission.message, admission.headers);
+    const rate = admission.headers;
+    // A bad request is a 400 even while nothing is published: the release is required only once the route is valid.
+    const published = currentOrNull(site);
+    const hit = published && this.answers.get(`${published.key}\n${target}`);
+    if (hit) return sendPrepared(req, res, hit, rate);
+
+    setCommonHeaders(res);
+    for (let i = 0; rate && i < rate.length; i += 2) res.setHeader(rate[i]!, rate[i + 1]!);
     const r = route(target, site.network);
     if (r.kind === 'error') return sendError(req, res, r.status, r.message);
-    const release = site.current();
+    const release = published ?? site.current();
     res.setHeader('X-Pegscope-Release', release.id);
     if (r.kind === 'static') return this.sendStatic(req, res, site, release, r.rel);
     if (r.kind === 'explorer') return this.sendExplorer(req, res, site, release, r);
 
-    const key = `${release.key}\n${target}`;
-    const hit = this.answers.get(key);
-    if (hit) return sendBody(req, res, hit.file, hit.type, this.cacheControl('analysis'), hit.filename);
     const reply: Reply = r.kind === 'file' ? requiredFile(site, release, r.rel, 'json')
       : r.kind === 'ranges' ? rangesIndex(site, release)
       : r.kind === 'range' ? rangeFile(site, release, r.range, r.prefix)
       : answer(site, release, r.request, this.now(), this.opts.staleAfterSeconds);
-    const entry = cacheable(reply);
+    const entry = this.cacheable(reply, release);
     if (!entry) return this.reply(req, res, reply);
+    const key = `${release.key}\n${target}`;
     this.answers.set(key, entry, answerBytes(key, entry));
-    sendBody(req, res, entry.file, entry.type, this.cacheControl('analysis'), entry.filename);
+    sendPrepared(req, res, entry, rate);
   }
 
-  /** Rate limit: per API key when a known one is sent, else per client IP; false when answered already. */
-  private admit(req: IncomingMessage, res: ServerResponse): boolean {
+  /** The answer kept for a URL when it depends on the release alone (not health, not errors), with its response heads. */
+  private cacheable(reply: Reply, release: Release): PreparedBody | null {
+    const prepared = (file: CachedFile, type: string, filename?: string): PreparedBody =>
+      new PreparedBody(file, type, this.cacheControl('analysis'), filename, commonHead('X-Pegscope-Release', release.id));
+    if (reply.kind === 'file' && reply.cache === 'analysis') {
+      return reply.format === 'csv' && reply.filename ? prepared(reply.file, contentType('csv'), reply.filename) : prepared(reply.file, contentType(reply.format));
+    }
+    if (reply.kind === 'json' && reply.cache === 'analysis') return prepared(bodyOf(toJson(reply.body)), contentType('json'));
+    if (reply.kind === 'csv') return prepared(bodyOf(reply.text), contentType('csv'), reply.filename);
+    return null;
+  }
+
+  /** Rate limit: per API key when a known one is sent, else per client IP. */
+  private admit(req: IncomingMessage): Admission | Promise<Admission> {
     const sent = req.headers['x-api-key'];
-    let decision: RateDecision | null = null;
+    let client: string;
+    let limit: number;
     if (sent !== undefined) {
       const key = this.keys.get(hashKey(Array.isArray(sent) ? sent.join(',') : sent));
-      if (!key) {
-        sendError(req, res, 401, 'X-API-Key is not a known key; check it, or omit the header to use the anonymous per-IP limit');
-        return false;
-      }
-      if (key.limit > 0) decision = this.limiter.hit(`key:${key.sha256}`, key.limit, this.now());
+      if (!key) return { status: 401, message: 'X-API-Key is not a known key; check it, or omit the header to use the anonymous per-IP limit', headers: {} };
+      if (key.limit === 0) return UNLIMITED;
+      [client, limit] = [`key:${key.sha256}`, key.limit];
     } else if (this.opts.rateLimit > 0) {
       const ip = clientIp(req.socket.remoteAddress, req.headers['x-forwarded-for'], this.opts.trustProxy ?? false);
-      decision = this.limiter.hit(`ip:${clientKey(ip)}`, this.opts.rateLimit, this.now());
+      [client, limit] = [`ip:${clientKey(ip)}`, this.opts.rateLimit];
+    } else {
+      return UNLIMITED;
     }
-    if (!decision) return true;
-    res.setHeader('RateLimit-Policy', `${decision.limit};w=60`);
-    res.setHeader('RateLimit-Limit', String(decision.limit));
-    res.setHeader('RateLimit-Remaining', String(decision.remaining));
-    res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
-    if (decision.allowed) return true;
-    res.setHeader('Retry-After', String(decision.resetSeconds));
-    sendError(req, res, 429, `rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.resetSeconds} s, or self-host pegscope (no limit) or ask for an API key`);
-    return false;
+    const decision = this.limiter.hit(client, limit, this.now());
+    return decision instanceof Promise ? decision.then(admission) : admission(decision);
   }
 
   private async sendStatic(req: IncomingMessage, res: ServerResponse, site: Site, release: Release, rel: string): Promise<void> {
@@ -296,5 +316,30 @@ class Router {
 
   private cacheControl(policy: CachePolicy): string {
     return policy === 'none' ? COMPUTED_CACHE_CONTROL : analysisCacheControl(this.cacheSeconds);
+  }
+}
+
+/** The RateLimit headers of a decision, or its 429. */
+function admission(decision: RateDecision): Admission {
+  const headers = [
+    'RateLimit-Policy', `${decision.limit};w=60`, 'RateLimit-Limit', String(decision.limit),
+    'RateLimit-Remaining', String(decision.remaining), 'RateLimit-Reset', String(decision.resetSeconds),
+  ];
+  if (decision.allowed) return { headers };
+  const refusal: Record<string, string> = { 'Retry-After': String(decision.resetSeconds) };
+  for (let i = 0; i < headers.length; i += 2) refusal[headers[i]!] = headers[i + 1]!;
+  return {
+    status: 429, headers: refusal,
+    message: `rate limit of ${decision.limit} requests per minute exceeded; retry in ${decision.resetSeconds} s, or self-host pegscope (no limit) or ask for an API key`,
+  };
+}
+
+/** The site's release, or null while it has none to serve (the caller decides whether that is a 503 yet). */
+function currentOrNull(site: Site): Release | null {
+  try {
+    return site.current();
+  } catch (err) {
+    if (err instanceof ReleaseUnavailable) return null;
+    throw err;
   }
 }
