@@ -22,7 +22,7 @@ import { analyze } from '../src/analysis/analyze.js';
 import { exportRelease } from '../src/export/export.js';
 import { startServer } from '../src/serve/server.js';
 import { consoleProgress } from '../src/progress.js';
-import { privacyOf, type AmountTable } from '../src/domain/privacy.js';
+import { parseAmountTable, privacyOf } from '@pegscope/client';
 import { freePort } from '../test/helpers/net.js';
 
 const NGINX = '/usr/sbin/nginx';
@@ -114,7 +114,7 @@ async function main(): Promise<void> {
     const traces = readdirSync(join(releaseDir, 'api', 'trace')).filter((n) => n.endsWith('.json') && !/^[0-9a-f]{64}\.json$/.test(n));
     const q = traces.map((n) => ({ n, size: readFileSync(join(releaseDir, 'api', 'trace', n)).length })).sort((a, b) => b.size - a.size)[0]!;
     const qValue = q.n.slice(0, -5);
-    const table = JSON.parse(readFileSync(join(releaseDir, 'api', 'amounts.json'), 'utf8')) as AmountTable;
+    const { table } = parseAmountTable(readFileSync(join(releaseDir, 'api', 'amounts.json'), 'utf8'), { network: 'sim' });
     console.log(`trace file: ${q.n} (${q.size} bytes); amount table: ${table.pegin.length} peg-in amounts`);
 
     const [routerPort, nginxPort] = [await freePort(), await freePort()];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildAmountTable, countInRange, privacyOf, roundingBucket, scoreOfSet } from '../src/domain/privacy.js';
+import { buildAmountCounts, countInRange, privacyOf, roundingBucket, scoreOfSet } from '@pegscope/client';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 
@@ -16,7 +16,7 @@ describe('roundingBucket', () => {
 });
 
 describe('privacyOf', () => {
-  const table = buildAmountTable({
+  const table = buildAmountCounts({
     pegin: [[COIN, 150], [COIN + 50_000, 3], [123_456_789, 1], [COIN, 20]],
     pegout: [[COIN - 6_410, 4]],
   });
@@ -57,7 +57,7 @@ describe('privacyOf', () => {
     const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     const rows: [number, number][] = [];
     for (let i = 0; i < 60_000; i++) rows.push([Math.floor(10 ** (5 + rand() * 5)), 1]);
-    const big = buildAmountTable({ pegin: rows, pegout: rows });
+    const big = buildAmountCounts({ pegin: rows, pegout: rows });
     expect(gzipSync(JSON.stringify(big)).length).toBeLessThan(1_000_000);
     expect(countInRange(big.pegin, 0, Number.MAX_SAFE_INTEGER)).toBe(60_000);
   });
@@ -69,7 +69,7 @@ describe('privacy properties', () => {
       fc.array(fc.tuple(fc.integer({ min: 1, max: 2e10 }), fc.integer({ min: 1, max: 5 })), { maxLength: 60 }),
       fc.integer({ min: 1, max: 2e10 }),
       (rows, amount) => {
-        const table = buildAmountTable({ pegin: rows, pegout: [] });
+        const table = buildAmountCounts({ pegin: rows, pegout: [] });
         const brute = (low: number, high: number) => rows.filter(([a]) => a >= low && a <= high).reduce((s, [, c]) => s + c, 0);
         const p = privacyOf(table, amount, 'pegin');
         expect(p.window_set).toBe(brute(Math.max(1, amount - table.tolerance), amount + table.tolerance));

@@ -3,7 +3,7 @@
  * api/ranges.json and api/range/<kind>/<prefix>.json, served by the router
  * at /api/ranges.json and /api/range/<kind>/<prefix>.
  */
-import { RANGE_HASH, RANGE_KINDS } from '../client/range.js';
+import { RANGE_HASH, RANGE_KINDS } from '@pegscope/client';
 import { objectOf, responseSchema, SCHEMA_BASE, type JsonSchema } from './common-schema.js';
 
 const prefixLength: JsonSchema = { type: 'integer', minimum: 1, maximum: 8 };

@@ -12,7 +12,7 @@
  */
 import { LITOSHI_PER_COIN } from './amount.js';
 import { BLOCK_SECONDS } from './network.js';
-import { DEFAULT_TOLERANCE, FULL_SCORE_SET } from './privacy.js';
+import { DEFAULT_TOLERANCE, FULL_SCORE_SET } from '@pegscope/client';
 
 /** One number of the model: its value, its unit ('' for a plain number) and what it means. */
 export interface Fact { readonly value: number; readonly unit: string; readonly meaning: string }

@@ -6,7 +6,7 @@
  * others are built here, streaming their documents in file order, so no
  * range is ever held whole in DuckDB and no unchanged one is rebuilt.
  */
-import { encodeRange, RANGE_HASH, rangePath, type RangeHeader, type RangeKind } from '../client/range.js';
+import { encodeRange, RANGE_HASH, rangePath, type RangeHeader, type RangeKind } from '@pegscope/client';
 import { envelopeOf, type AnalysisStamp } from '../api/envelope.js';
 import type { Db } from '../store/db.js';
 import type { Progress } from '../progress.js';

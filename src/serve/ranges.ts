@@ -5,7 +5,7 @@
  * what the files layout holds). Range files are not kept whole in memory:
  * only their index, whose slices share one buffer per file.
  */
-import { parseRangeHeader, RangeFormatError, rangePath, rangePrefix, type RangeHeader, type RangeKind, type RangesIndexBody } from '../client/range.js';
+import { parseRangeHeader, RangeFormatError, rangePath, rangePrefix, type RangeHeader, type RangeKind, type RangesIndexBody } from '@pegscope/client';
 
 /** One range file, cut into its documents. */
 export interface IndexedRange {
