@@ -1,15 +1,34 @@
-// Builds dist/esm (ES modules) and dist/cjs (CommonJS, marked by its own
-// package.json) from the same sources with tsc, each with its declarations,
-// so `import` and `require` both get code and types of their own format.
-// tsc is the workspace root's (npm run puts it on the PATH).
+// Builds the package into dist/ (run by the root's `npm run build`):
+//   <entry>.js     CommonJS, bundled and minified by esbuild: the one implementation
+//   <entry>.mjs    the ES module entry: re-exports <entry>.js by name, so `import`
+//                  and `require` share one instance (no dual-package hazard) and
+//                  the install stays small
+//   *.d.ts         declarations with their doc comments (tsc), and <entry>.d.mts
+//                  re-exporting them for `import`
+// Entries: index (the package) and sha256 (the pipeline's hash, `@pegscope/client/sha256`).
 import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-rmSync(join(root, 'dist'), { recursive: true, force: true });
-for (const config of ['tsconfig.esm.json', 'tsconfig.cjs.json']) {
-  execFileSync('tsc', ['-p', join(root, config)], { stdio: 'inherit' });
+const dist = join(root, 'dist');
+const ENTRIES = ['index', 'sha256'];
+
+rmSync(dist, { recursive: true, force: true });
+// tsc from the PATH npm run sets up (the workspace root's TypeScript); it type-checks and writes the declarations.
+execFileSync('tsc', ['-p', join(root, 'tsconfig.json')], { stdio: 'inherit' });
+await build({
+  absWorkingDir: root,
+  entryPoints: ENTRIES.map((name) => ({ in: `src/${name}.ts`, out: name })),
+  outdir: dist,
+  bundle: true, format: 'cjs', platform: 'neutral', target: 'es2020', minify: true, logLevel: 'warning',
+});
+const require = createRequire(join(dist, 'index.js'));
+for (const name of ENTRIES) {
+  const names = Object.keys(require(`./${name}.js`)).sort();
+  writeFileSync(join(dist, `${name}.mjs`), `import m from './${name}.js';\nexport const { ${names.join(', ')} } = m;\n`);
+  writeFileSync(join(dist, `${name}.d.mts`), `export * from './${name}.js';\n`);
 }
-writeFileSync(join(root, 'dist', 'cjs', 'package.json'), '{"type":"commonjs"}\n');
