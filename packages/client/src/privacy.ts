@@ -218,9 +218,9 @@ export function plural(count: number, one: string, many = `${one}s`): string {
 
 function adviceFor(side: Side, score: number, set: number, tolerance: Litoshi, better: Suggestion | null): string {
   const alike = side === 'pegin' ? plural(set, 'peg-in') : plural(set, 'candidate peg-in');
-  const alternative = better
-    ? ` ${formatCoin(better.amount)} would blend in better: ${plural(better.set, 'peg-in')} within ${formatCoin(tolerance)} of it, score ${better.score}.`
-    : '';
+  const alternative = !better ? '' : side === 'pegin'
+    ? ` ${formatCoin(better.amount)} would blend in better: ${plural(better.set, 'peg-in')} within ${formatCoin(tolerance)} of it, yours included (score ${better.score}).`
+    : ` ${formatCoin(better.amount)} would blend in better: ${plural(better.set, 'candidate peg-in')} (score ${better.score}).`;
   if (score >= 80) return `Good cover: ${alike} look alike. Still wait a few days before pegging out.${alternative}`;
   if (score >= 40) return `Some cover (${alike} alike). Wait before pegging out and do not peg out the exact amount you pegged in.${alternative}`;
   return side === 'pegin'
