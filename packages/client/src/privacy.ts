@@ -4,7 +4,7 @@
  * dependency-free: the router's `privacy` endpoint and wallets run this same
  * code, so no amount or address has to leave the device.
  */
-import { formatCoin, significantDigits, type Litoshi } from './amount.js';
+import { formatCoin, type Litoshi } from './amount.js';
 import type { AmountCount, AmountCounts } from './amount-table.js';
 
 export type Side = 'pegin' | 'pegout';
@@ -129,11 +129,13 @@ function anonymitySetOf(table: AmountCounts, amount: Litoshi, side: Side): { win
 /** Amounts in [low, high] with exactly `digits` significant digits (trailing zeros aside), ascending. */
 function roundAmounts(low: Litoshi, high: Litoshi, digits: number): Litoshi[] {
   const out: Litoshi[] = [];
-  // Each decade [10^e, 10^(e+1)) holds its round amounts on a grid of 10^(e − digits + 1).
+  // Each decade [10^e, 10^(e+1)) holds its round amounts on a grid of 10^(e − digits + 1);
+  // a grid point that is also on the next coarser grid has fewer digits.
   for (let decade = 10 ** Math.max(0, String(low).length - 1); decade <= high; decade *= 10) {
-    const step = Math.max(1, decade / 10 ** (digits - 1));
+    const step = decade / 10 ** (digits - 1);
+    if (step < 1) continue;
     for (let a = Math.max(decade, Math.ceil(low / step) * step); a <= high && a < decade * 10; a += step) {
-      if (significantDigits(a) === digits) out.push(a);
+      if (digits === 1 || a % (step * 10) !== 0) out.push(a);
     }
   }
   return out;
@@ -156,22 +158,21 @@ export interface Suggestion {
 export function suggestAmount(table: AmountCounts, amount: Litoshi, side: Side, score: number): Suggestion | null {
   const low = Math.max(1, Math.ceil(amount * (1 - SUGGESTION_SPAN)));
   const high = Math.floor(amount * (1 + SUGGESTION_SPAN));
-  for (let maxDigits = 2; maxDigits <= SUGGESTION_MAX_DIGITS; maxDigits++) {
-    let best: (Suggestion & { digits: number }) | null = null;
-    for (let digits = 1; digits <= maxDigits; digits++) {
-      for (const candidate of roundAmounts(low, high, digits)) {
-        if (candidate === amount) continue;
-        const { windowSet, set } = anonymitySetOf(table, candidate, side);
-        const candidateScore = scoreOfSet(set);
-        if (windowSet < 2 || candidateScore <= score) continue;
-        const better = !best || set > best.set || (set === best.set && (digits < best.digits
-          || (digits === best.digits && Math.abs(candidate - amount) < Math.abs(best.amount - amount))));
-        if (better) best = { amount: candidate, set, score: candidateScore, digits };
-      }
+  let best: (Suggestion & { digits: number }) | null = null;
+  for (let digits = 1; digits <= SUGGESTION_MAX_DIGITS; digits++) {
+    // One and two digits compete together; more digits only when those gave nothing.
+    if (best && digits > 2) break;
+    for (const candidate of roundAmounts(low, high, digits)) {
+      if (candidate === amount) continue;
+      const { windowSet, set } = anonymitySetOf(table, candidate, side);
+      const candidateScore = scoreOfSet(set);
+      if (windowSet < 2 || candidateScore <= score) continue;
+      const better = !best || set > best.set || (set === best.set && (digits < best.digits
+        || (digits === best.digits && Math.abs(candidate - amount) < Math.abs(best.amount - amount))));
+      if (better) best = { amount: candidate, set, score: candidateScore, digits };
     }
-    if (best) return { amount: best.amount, set: best.set, score: best.score };
   }
-  return null;
+  return best && { amount: best.amount, set: best.set, score: best.score };
 }
 
 /**
