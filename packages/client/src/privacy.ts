@@ -157,7 +157,7 @@ export interface Suggestion {
  */
 export function suggestAmount(table: AmountCounts, amount: Litoshi, side: Side, score: number): Suggestion | null {
   const low = Math.max(1, Math.ceil(amount * (1 - SUGGESTION_SPAN)));
-  const high = Math.floor(amount * (1 + SUGGESTION_SPAN));
+  const high = Math.min(Number.MAX_SAFE_INTEGER, Math.floor(amount * (1 + SUGGESTION_SPAN)));
   let best: (Suggestion & { digits: number }) | null = null;
   for (let digits = 1; digits <= SUGGESTION_MAX_DIGITS; digits++) {
     // One and two digits compete together; more digits only when those gave nothing.
