@@ -124,7 +124,8 @@ console.log(createRequire(import.meta.url)('@pegscope/client').AmountError === A
 
   it.each([
     ['a browser bundle', { platform: 'browser', format: 'iife' }],
-    ['a React Native-style bundle (react-native condition, main field, no Node)', { platform: 'neutral', format: 'iife', mainFields: ['react-native', 'browser', 'main'], conditions: ['react-native'] }],
+    // Metro's way: the react-native condition (the CommonJS build), then the main field.
+    ['a React Native-style bundle (react-native condition, main field, no Node)', { platform: 'neutral', format: 'iife', mainFields: ['react-native', 'main'], conditions: ['react-native', 'require'] }],
   ] as [string, BuildOptions][])('%s, run with no Node globals', async (_name, options) => {
     writeFileSync(join(consumer, 'entry.js'), `${program("import * as client from '@pegscope/client';")}
 globalThis.result = run(globalThis.table, globalThis.files);

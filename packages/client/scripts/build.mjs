@@ -1,5 +1,6 @@
 // Builds the package into dist/ (run by the root's `npm run build`):
 //   <entry>.js     CommonJS, bundled and minified by esbuild: the one implementation
+//                  (also the `react-native` condition: Metro reads it without .mjs support)
 //   <entry>.mjs    the ES module entry: re-exports <entry>.js by name, so `import`
 //                  and `require` share one instance (no dual-package hazard) and
 //                  the install stays small
