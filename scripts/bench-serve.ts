@@ -25,7 +25,7 @@ import { analyze } from '../src/analysis/analyze.js';
 import { exportRelease } from '../src/export/export.js';
 import { NO_HOST_BUDGET, type Layout } from '../src/export/ranges.js';
 import type { SimPresetName } from '../src/chain/sim/index.js';
-import type { AmountTable } from '../src/domain/privacy.js';
+import { parseAmountTable, type AmountTable } from '@pegscope/client';
 import { consoleProgress } from '../src/progress.js';
 import { cachedSimDb } from './lib/sim-cache.js';
 import { freePort } from '../test/helpers/net.js';
@@ -204,7 +204,7 @@ async function main(): Promise<void> {
   const outDirs = await releases(preset, process.argv.includes('--rebuild'));
   const filesRelease = realpathSync(join(outDirs.files, 'current'));
   const { q, size } = pickTrace(filesRelease, Number(arg('doc-bytes', '4600')));
-  const table = JSON.parse(readFileSync(join(filesRelease, 'api', 'amounts.json'), 'utf8')) as AmountTable;
+  const { table } = parseAmountTable(readFileSync(join(filesRelease, 'api', 'amounts.json'), 'utf8'), { network: 'sim' });
 
   const work = mkdtempSync(join(tmpdir(), 'pegscope-bench-serve-'));
   const children: ChildProcess[] = [];

@@ -17,6 +17,12 @@ describe('litoshi amounts', () => {
     }
   });
 
+  it('rejects spaces anywhere, as the router does, saying so', () => {
+    for (const bad of [' 1.5', '1.5 ', '1 .5', '\t1', '1.5\n', '\u00a01']) {
+      expect(() => parseCoinAmount(bad), JSON.stringify(bad)).toThrow(/is not a coin amount: write digits with at most 8 decimals and no spaces/);
+    }
+  });
+
   it('reads node JSON numbers as printed (0.1 + 0.2 style float noise never leaks)', () => {
     expect(parseNodeValue(3.1250804)).toBe(312_508_040);
     expect(parseNodeValue(0.0)).toBe(0);

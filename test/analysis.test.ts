@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { analyze, ensureLabelsTable } from '../src/analysis/analyze.js';
 import { Db } from '../src/store/db.js';
 import { formatCoin } from '../src/domain/amount.js';
-import { buildAmountTable, privacyOf, scoreOfSet } from '../src/domain/privacy.js';
+import { buildAmountCounts, privacyOf, scoreOfSet } from '@pegscope/client';
 import { CHAIN_FACTS, DEFAULT_PARAMS as P, HIGH_CONFIDENCE, HIGH_RISK_SCORE, LABEL_CATEGORIES } from '../src/domain/model.js';
 import { COIN, insertChain, txid } from './helpers/analysis-fixture.js';
 
@@ -264,7 +264,7 @@ describe('peg-in privacy scores', () => {
     await insertChain(d, 200, amounts.map((amount, i) => ({ txid: txid(`p${i}`), height: 100 + i, amount, inputs: [`I${i}`] })), []);
     await analyze(d);
     const rows = await d.all<{ txid: string; privacy_score: number; anonymity_set: bigint }>('SELECT txid, privacy_score, anonymity_set FROM a_pegin_scores');
-    const table = buildAmountTable({ pegin: amounts.map((a) => [a, 1] as const), pegout: [] });
+    const table = buildAmountCounts({ pegin: amounts.map((a) => [a, 1] as const), pegout: [] });
     for (const [i, amount] of amounts.entries()) {
       const row = rows.find((r) => r.txid === txid(`p${i}`))!;
       const expectedSet = amounts.filter((a) => Math.abs(a - amount) <= P.tol).length;
@@ -284,7 +284,7 @@ describe('peg-in privacy scores', () => {
     await insertChain(d, tip, pegins.map(([amount, height], i) => ({ txid: txid(`h${i}`), height, amount, inputs: [`H${i}`] })), []);
     await analyze(d, { horizon: H });
     const exported = await d.all<{ side: 'pegin' | 'pegout'; amount: bigint; count: bigint }>('SELECT side, amount, count FROM a_amounts');
-    const table = buildAmountTable({
+    const table = buildAmountCounts({
       pegin: exported.filter((r) => r.side === 'pegin').map((r) => [Number(r.amount), Number(r.count)] as const), pegout: [],
     });
     const rows = await d.all<{ txid: string; privacy_score: number; anonymity_set: bigint }>('SELECT txid, privacy_score, anonymity_set FROM a_pegin_scores');

@@ -18,7 +18,7 @@ import { truncateFollow, type Follow } from '../src/api/follow.js';
 import { sliceLinks, type LinksDocument } from '../src/api/links.js';
 import { WORK_TABLES } from '../src/export/sql.js';
 import { NO_HOST_BUDGET } from '../src/export/ranges.js';
-import { keyHash, parseRange } from '../src/client/range.js';
+import { keyHash, parseRange } from '@pegscope/client';
 import { releaseDocuments } from './helpers/release-docs.js';
 import { analysedDb, expectSameTree, insertHostileLabels, isComplete, scanAndAnalyze, treeFiles } from './helpers/export-pipeline.js';
 

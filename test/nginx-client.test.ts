@@ -18,7 +18,7 @@ import { exportRelease } from '../src/export/export.js';
 import { NGINX_MESSAGES } from '../src/export/configs.js';
 import { startServer, type RunningServer } from '../src/serve/server.js';
 import { RangeClient, rangePrefix, RANGE_KINDS, type Fetch, type RangeKind } from '../src/client/index.js';
-import { RANGES_INDEX_PATH } from '../src/client/range.js';
+import { RANGES_INDEX_PATH } from '@pegscope/client';
 import { nginxAvailable, startNginx, type RunningNginx } from './helpers/nginx.js';
 import { get, type Res } from './helpers/http.js';
 import { releaseDocuments, type ReleaseDocuments } from './helpers/release-docs.js';

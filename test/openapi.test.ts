@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createConfig, lintFromString, type Config } from '@redocly/openapi-core';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalKey, rangePrefix, RANGE_KINDS, type RangesIndexBody } from '../src/client/range.js';
+import { canonicalKey, rangePrefix, RANGE_KINDS, type RangesIndexBody } from '@pegscope/client';
 import { bundleSchemas, OPENAPI_PATH } from '../src/api/openapi.js';
 import { openApiText, schemaFiles } from '../src/api/schemas.js';
 import { ENDPOINTS } from '../src/api/params.js';

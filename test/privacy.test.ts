@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildAmountTable, countInRange, privacyOf, roundingBucket, scoreOfSet } from '../src/domain/privacy.js';
+import { buildAmountCounts, encodeAmountTable, countInRange, privacyOf, roundingBucket, scoreOfSet } from '@pegscope/client';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 
@@ -16,7 +16,7 @@ describe('roundingBucket', () => {
 });
 
 describe('privacyOf', () => {
-  const table = buildAmountTable({
+  const table = buildAmountCounts({
     pegin: [[COIN, 150], [COIN + 50_000, 3], [123_456_789, 1], [COIN, 20]],
     pegout: [[COIN - 6_410, 4]],
   });
@@ -52,14 +52,42 @@ describe('privacyOf', () => {
     expect(() => privacyOf(table, 1.5, 'pegin')).toThrow(/litoshi/);
   });
 
-  it('stays under 1 MB gzipped at a mainnet-sized table', () => {
+  it('published delta-encoded, a large table gzips to under 0.7 of [amount, count] pairs', () => {
     let seed = 7;
     const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     const rows: [number, number][] = [];
     for (let i = 0; i < 60_000; i++) rows.push([Math.floor(10 ** (5 + rand() * 5)), 1]);
-    const big = buildAmountTable({ pegin: rows, pegout: rows });
-    expect(gzipSync(JSON.stringify(big)).length).toBeLessThan(1_000_000);
+    const big = buildAmountCounts({ pegin: rows, pegout: rows });
+    const published = encodeAmountTable({ network: 'mainnet', as_of_height: 1, updated_at: 1, horizon_blocks: null, rounding_digits: 2 }, big);
+    const gzip = (value: unknown): number => gzipSync(JSON.stringify(value)).length;
+    expect(gzip(published)).toBeLessThan(0.7 * gzip({ pegin: big.pegin, pegout: big.pegout }));
     expect(countInRange(big.pegin, 0, Number.MAX_SAFE_INTEGER)).toBe(60_000);
+  });
+
+  it('suggests a round amount whose window beats yours, not a one-off 8-decimal amount (the 1.5 of issue 16)', () => {
+    const near14 = Array.from({ length: 10 }, (_, i) => [139_950_000 + i * 10_000, 1] as [number, number]);
+    const odd = buildAmountCounts({ pegin: [[150_958_947, 1], ...near14], pegout: [] });
+    const p = privacyOf(odd, 150_000_000, 'pegin');
+    expect(p.window_set).toBe(0);
+    expect(p.suggested_amount).toBe(1.4);
+    expect(p.suggested_amount_set).toBe(11);
+    expect(p.advice).toContain('only 1 peg-in near this amount');
+    expect(p.advice).toContain('1.4 would blend in better: 11 peg-ins within 0.002 of it, yours included (score 45).');
+    expect(p.advice).not.toMatch(/1\.50958947|\(s\)|1 times/);
+  });
+
+  it('never suggests an amount whose window holds fewer than 2 peg-ins', () => {
+    const lonely = buildAmountCounts({ pegin: [[140_000_000, 1], [160_000_000, 1]], pegout: [] });
+    expect(privacyOf(lonely, 150_000_000, 'pegin')).toMatchObject({ suggested_amount: null, suggested_amount_set: null });
+    const pair = buildAmountCounts({ pegin: [[140_000_000, 1], [140_100_000, 1]], pegout: [] });
+    expect(privacyOf(pair, 150_000_000, 'pegin')).toMatchObject({ suggested_amount: 1.4, suggested_amount_set: 3 });
+  });
+
+  it('prefers fewer significant digits, then three when no rounder amount helps', () => {
+    const at125 = buildAmountCounts({ pegin: [[125_000_000, 5]], pegout: [] });
+    expect(privacyOf(at125, 126_543_210, 'pegin').suggested_amount).toBe(1.25);
+    const both = buildAmountCounts({ pegin: [[125_000_000, 5], [130_000_000, 5]], pegout: [] });
+    expect(privacyOf(both, 126_543_210, 'pegin').suggested_amount).toBe(1.3);
   });
 });
 
@@ -69,7 +97,7 @@ describe('privacy properties', () => {
       fc.array(fc.tuple(fc.integer({ min: 1, max: 2e10 }), fc.integer({ min: 1, max: 5 })), { maxLength: 60 }),
       fc.integer({ min: 1, max: 2e10 }),
       (rows, amount) => {
-        const table = buildAmountTable({ pegin: rows, pegout: [] });
+        const table = buildAmountCounts({ pegin: rows, pegout: [] });
         const brute = (low: number, high: number) => rows.filter(([a]) => a >= low && a <= high).reduce((s, [, c]) => s + c, 0);
         const p = privacyOf(table, amount, 'pegin');
         expect(p.window_set).toBe(brute(Math.max(1, amount - table.tolerance), amount + table.tolerance));

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   canonicalKey, encodeRange, keyHash, parseRange, prefixLengthFor, RANGE_TARGET, RangeFormatError, type RangeHeader,
-} from '../src/client/range.js';
+} from '@pegscope/client';
 
 const header = (keys: string[], chains?: string[]): RangeHeader => ({
   version: '1', network: 'sim', unit: 'rLTC', as_of_height: 10, updated_at: 20,

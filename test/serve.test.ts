@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { DEFAULT_CACHE_SECONDS, startServer, type RunningServer } from '../src/serve/server.js';
-import { privacyOf, type AmountTable } from '../src/domain/privacy.js';
+import { parseAmountTable, privacyOf } from '@pegscope/client';
 import { ENDPOINTS } from '../src/api/params.js';
 import { linksCsv, sliceLinks } from '../src/api/links.js';
 import { amountsCsv, sliceAmounts } from '../src/api/top-amounts.js';
@@ -94,7 +94,7 @@ describe('endpoints', () => {
   });
 
   it('privacy is computed from the release amount table', async () => {
-    const table = releaseFile('api/amounts.json') as AmountTable;
+    const { table } = parseAmountTable(releaseFile('api/amounts.json'), { network: 'sim' });
     for (const [amount, side, litoshi] of [['1.5', 'pegin', 150_000_000], ['0.1', 'pegin', 10_000_000], ['1.23456789', 'pegout', 123_456_789], ['0.00000001', 'pegin', 1]] as const) {
       const res = await get(base, `/api/privacy?amount=${amount}&side=${side}`);
       expect(res.status).toBe(200);
@@ -238,10 +238,11 @@ describe('validation (400 naming the parameter and what is allowed)', () => {
     ['/api/stats?x=1', /unknown parameter "x" for stats; it takes no parameters/],
     ['/api/follow?q=X&depth=11', /q must be/],
     ['/api/privacy', /amount is required/],
-    ['/api/privacy?amount=0', /amount must be a coin amount greater than 0/],
-    ['/api/privacy?amount=-1', /amount must be a coin amount greater than 0/],
+    ['/api/privacy?amount=0', /^amount: "0" is not a coin amount greater than 0 with at most 8 decimals/],
+    ['/api/privacy?amount=-1', /^amount: "-1" is not a coin amount greater than 0/],
     ['/api/privacy?amount=1.123456789', /at most 8 decimals/],
-    ['/api/privacy?amount=1e3', /amount must be/],
+    ['/api/privacy?amount=1e3', /^amount: "1e3" is not a coin amount/],
+    ['/api/privacy?amount=%201.5', /^amount: " 1.5" is not a coin amount greater than 0 with at most 8 decimals and no spaces/],
     ['/api/privacy?amount=1&side=both', /side must be one of pegin, pegout/],
     ['/api/trace', /q is required/],
     ['/api/trace?q=abc', /q must be a valid sim address .* or a 64-hex txid/],

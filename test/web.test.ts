@@ -5,7 +5,7 @@ import { parseQuery } from '../src/web/lookup.js';
 import { nearestPopular } from '../src/web/popular.js';
 import { sortLinks } from '../src/web/links-sort.js';
 import { coin, count, statOrder } from '../src/web/format.js';
-import { buildAmountTable } from '../src/domain/privacy.js';
+import { buildAmountCounts } from '@pegscope/client';
 import { coinNumber } from '../src/domain/amount.js';
 import type { LinkRecord } from '../src/api/links.js';
 import { simAddress } from './helpers/release-tree.js';
@@ -26,7 +26,7 @@ describe('the lookup box', () => {
 });
 
 describe('popular amounts near a checked amount', () => {
-  const table = buildAmountTable({
+  const table = buildAmountCounts({
     pegin: [[100_000_000, 50], [150_000_000, 1], [149_990_000, 3], [50_000_000, 40], [200_000_000, 30], [1_000_000_000, 20], [1_234_567, 2]],
     pegout: [[99_990_000, 5]],
   });

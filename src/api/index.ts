@@ -1,7 +1,7 @@
 import { ENDPOINTS, type EndpointSpec, type ParamSpec } from './params.js';
 import { responseSchema, objectOf } from './common-schema.js';
 import { document, type AnalysisStamp, type Envelope } from './envelope.js';
-import { RANGE_KINDS, RANGES_INDEX_PATH } from '../client/range.js';
+import { RANGE_KINDS, RANGES_INDEX_PATH } from '@pegscope/client';
 
 /** The /api index document (SPEC §3). */
 export interface ApiIndex {

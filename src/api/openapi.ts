@@ -6,7 +6,7 @@
  * generator needs nothing beside it. Built from the same declarations as
  * the router (parameters, CSV columns, range kinds, explorer documents).
  */
-import { RANGE_KINDS, RANGES_INDEX_PATH } from '../client/range.js';
+import { RANGE_KINDS, RANGES_INDEX_PATH } from '@pegscope/client';
 import { objectOf, SCHEMA_BASE, SCHEMA_DIALECT, type JsonSchema } from './common-schema.js';
 import { EXPLORER_DOCUMENTS } from './explorer.js';
 import { DISCLAIMER, FILE_ENDPOINTS } from './index.js';

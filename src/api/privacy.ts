@@ -3,7 +3,7 @@ import { ref, responseSchema, objectOf, nullableOf } from './common-schema.js';
 
 /**
  * privacy has no exported document (amount is required): the router and
- * wallets compute it from api/amounts.json with src/domain/privacy.ts.
+ * wallets compute it from api/amounts.json with @pegscope/client (packages/client/src/privacy.ts).
  */
 export const spec = ENDPOINTS.privacy;
 

@@ -1,9 +1,9 @@
 /**
- * The range layout's files (SPEC §4; format in src/client/range.ts):
+ * The range layout's files (SPEC §4; format in packages/client/src/range.ts):
  * api/ranges.json and api/range/<kind>/<prefix>.json, served by the router
  * at /api/ranges.json and /api/range/<kind>/<prefix>.
  */
-import { RANGE_HASH, RANGE_KINDS } from '../client/range.js';
+import { RANGE_HASH, RANGE_KINDS } from '@pegscope/client';
 import { objectOf, responseSchema, SCHEMA_BASE, type JsonSchema } from './common-schema.js';
 
 const prefixLength: JsonSchema = { type: 'integer', minimum: 1, maximum: 8 };

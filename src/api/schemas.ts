@@ -1,5 +1,5 @@
 import { API_VERSION, type EndpointName } from './params.js';
-import { COMMON_SCHEMA, SCHEMA_BASE, SCHEMA_DIALECT, objectOf, type JsonSchema } from './common-schema.js';
+import { COMMON_SCHEMA, SCHEMA_BASE, SCHEMA_DIALECT, objectOf, responseSchema, type JsonSchema } from './common-schema.js';
 import { openApiDocument } from './openapi.js';
 import * as health from './health.js';
 import * as stats from './stats.js';
@@ -28,19 +28,21 @@ export const ERROR_SCHEMA: JsonSchema = {
   ...objectOf({ error: { type: 'string', minLength: 1 }, version: { const: API_VERSION } }),
 };
 
-/** api/amounts.json: the amount table of src/domain/privacy.ts (docs/amounts.md). */
-const amountRows: JsonSchema = {
-  type: 'array',
-  items: { type: 'array', prefixItems: [{ type: 'integer', minimum: 1 }, { type: 'integer', minimum: 1 }], minItems: 2, maxItems: 2 },
+/** api/amounts.json: the wallet client's amount table (packages/client/src/amount-table.ts, docs/amounts.md). */
+const encodedAmounts: JsonSchema = {
+  ...objectOf({
+    amount_deltas: { type: 'array', items: { type: 'integer', minimum: 1 }, description: 'litoshi: the smallest amount, then each amount minus the one before (amounts ascend)' },
+    counts: { type: 'array', items: { type: 'integer', minimum: 1 }, description: 'pegs of each amount, in the same order' },
+  }),
+  description: 'every distinct amount of this side with its count; both arrays have the same length',
 };
 export const AMOUNT_TABLE_SCHEMA: JsonSchema = {
-  $schema: SCHEMA_DIALECT, $id: `${SCHEMA_BASE}amounts.json`, title: 'amount table (litoshi, counts)',
-  ...objectOf({
-    version: { const: 1 },
-    tolerance: { type: 'integer', minimum: 0 },
+  ...responseSchema('amounts', 'amount table (litoshi, counts) for offline privacy scoring', {
+    tolerance: { type: 'integer', minimum: 1, description: 'litoshi: the link tolerance the analysis used' },
+    horizon_blocks: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }], description: 'the table counts pegs of the last horizon_blocks blocks; null: all time' },
     rounding: objectOf({ rule: { const: 'significant-digits' }, digits: { type: 'integer', minimum: 1 } }),
-    pegin: amountRows,
-    pegout: amountRows,
+    pegin: encodedAmounts,
+    pegout: encodedAmounts,
   }),
 };
 

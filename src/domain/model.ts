@@ -12,7 +12,7 @@
  */
 import { LITOSHI_PER_COIN } from './amount.js';
 import { BLOCK_SECONDS } from './network.js';
-import { DEFAULT_TOLERANCE, FULL_SCORE_SET } from './privacy.js';
+import { DEFAULT_TOLERANCE, FULL_SCORE_SET } from '@pegscope/client';
 
 /** 60 days of 150-second blocks; docs/methodology.md "The horizon" says why. */
 export const HORIZON_BLOCKS = 34_560;

@@ -1,6 +1,11 @@
-/** Network parameters (SPEC §1). `sim` is the built-in simulated chain; it uses regtest formats. */
-export type NetworkName = 'mainnet' | 'testnet' | 'regtest' | 'sim';
-export const NETWORK_NAMES: readonly NetworkName[] = ['mainnet', 'testnet', 'regtest', 'sim'];
+/**
+ * Network parameters (SPEC §1). `sim` is the built-in simulated chain; it uses
+ * regtest formats. Name, unit and bech32 prefix are the wallet client's
+ * (NETWORK_BASICS); the rest only the pipeline and the router need.
+ */
+import { NETWORK_BASICS, NETWORK_NAMES, type NetworkName, type Unit } from '@pegscope/client';
+
+export { NETWORK_NAMES, type NetworkName } from '@pegscope/client';
 
 /** Litecoin's target block interval, the same on every network (SPEC §1: ≈ 150 s). */
 export const BLOCK_SECONDS = 150;
@@ -9,7 +14,7 @@ export interface NetworkParams {
   name: NetworkName;
   /** `getblockchaininfo.chain` of a node on this network (sim has no node). */
   nodeChain: 'main' | 'test' | 'regtest' | null;
-  unit: 'LTC' | 'tLTC' | 'rLTC';
+  unit: Unit;
   bech32Hrp: string;
   /** Base58 version bytes: P2PKH, P2SH (current), P2SH (legacy, `3…` style). */
   base58: { p2pkh: number; p2sh: number; p2shLegacy: number };
@@ -20,22 +25,22 @@ export interface NetworkParams {
 
 export const NETWORKS: Record<NetworkName, NetworkParams> = {
   mainnet: {
-    name: 'mainnet', nodeChain: 'main', unit: 'LTC', bech32Hrp: 'ltc',
+    ...NETWORK_BASICS.mainnet, nodeChain: 'main',
     base58: { p2pkh: 0x30, p2sh: 0x32, p2shLegacy: 0x05 },
     mwebActivationHeight: 2265984, defaultRpcPort: 9332,
   },
   testnet: {
-    name: 'testnet', nodeChain: 'test', unit: 'tLTC', bech32Hrp: 'tltc',
+    ...NETWORK_BASICS.testnet, nodeChain: 'test',
     base58: { p2pkh: 0x6f, p2sh: 0x3a, p2shLegacy: 0xc4 },
     mwebActivationHeight: 2215584, defaultRpcPort: 19332,
   },
   regtest: {
-    name: 'regtest', nodeChain: 'regtest', unit: 'rLTC', bech32Hrp: 'rltc',
+    ...NETWORK_BASICS.regtest, nodeChain: 'regtest',
     base58: { p2pkh: 0x6f, p2sh: 0x3a, p2shLegacy: 0xc4 },
     mwebActivationHeight: null, defaultRpcPort: 19443,
   },
   sim: {
-    name: 'sim', nodeChain: null, unit: 'rLTC', bech32Hrp: 'rltc',
+    ...NETWORK_BASICS.sim, nodeChain: null,
     base58: { p2pkh: 0x6f, p2sh: 0x3a, p2shLegacy: 0xc4 },
     mwebActivationHeight: null, defaultRpcPort: 0,
   },

@@ -1,7 +1,7 @@
 import { API_VERSION, ENDPOINTS, type EndpointName } from '../api/params.js';
 import { toJson } from '../api/json.js';
 import { analysisCacheControl, COMPUTED_CACHE_CONTROL, DEFAULT_CACHE_SECONDS, ERROR_CACHE_CONTROL } from '../api/caching.js';
-import { RANGE_KINDS, RANGES_INDEX_PATH } from '../client/range.js';
+import { RANGE_KINDS, RANGES_INDEX_PATH } from '@pegscope/client';
 import { explorerHeaders, explorerNginx } from './explorer.js';
 
 /**

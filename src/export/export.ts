@@ -2,13 +2,11 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isValidAddress } from '../domain/address.js';
 import { networkParams, type NetworkName } from '../domain/network.js';
-import { buildAmountTable } from '../domain/privacy.js';
-import { fromBigint } from '../domain/amount.js';
 import { DEFAULT_KEEP_RELEASES } from '../domain/model.js';
 import { sqlString, type Db } from '../store/db.js';
 import { silentProgress, type Progress } from '../progress.js';
 import { envelopeOf, type AnalysisStamp } from '../api/envelope.js';
-import { RANGE_HASH, RANGE_KINDS, RANGES_INDEX_PATH, type RangeKind, type RangeLayout } from '../client/range.js';
+import { RANGE_HASH, RANGE_KINDS, RANGES_INDEX_PATH, type RangeKind, type RangeLayout } from '@pegscope/client';
 import { healthDocument } from '../api/health.js';
 import { statsDocument } from '../api/stats.js';
 import { recommendationsDocument } from '../api/recommendations.js';
@@ -20,6 +18,7 @@ import { OPENAPI_PATH } from '../api/openapi.js';
 import { openApiText } from '../api/schemas.js';
 import { toJson as json } from '../api/json.js';
 import { redirectsFile, headersFile, nginxSnippet } from './configs.js';
+import { AMOUNT_TABLE_PATH, amountTableFile } from './amounts.js';
 import { DIRTY_PARTITIONS, PARTITION_BLOCKS, writeDumps, type DumpOptions } from './dumps.js';
 import { EXPLORER_MISSING, writeExplorer } from './explorer.js';
 import { writeSeries } from './series.js';
@@ -293,9 +292,7 @@ async function writeEndpointDocuments(db: Db, writer: ReleaseWriter, stamp: Anal
     await writer.put(`api/${name}.csv`, amounts.amountsCsv(byDefault, side));
   }
 
-  const rows = await db.all<{ side: string; amount: bigint; count: bigint }>('SELECT side, amount, count FROM a_amounts ORDER BY side, amount');
-  const pairs = (side: string) => rows.filter((r) => r.side === side).map((r) => [fromBigint(r.amount), Number(r.count)] as const);
-  await writer.put('api/amounts.json', json(buildAmountTable({ pegin: pairs('pegin'), pegout: pairs('pegout') })));
+  await writer.put(AMOUNT_TABLE_PATH, json(await amountTableFile(db, stamp)));
 }
 
 interface DocRow {

@@ -1,5 +1,5 @@
 /**
- * Range files of one kind (SPEC §4, format in src/client/range.ts) from the
+ * Range files of one kind (SPEC §4, format in packages/client/src/range.ts) from the
  * documents the exporter put in x_range_docs. DuckDB decides which ranges
  * changed (an md5 over what each file is made of, joined with the previous
  * release's); those are carried over by the writer untouched, and only the
@@ -8,7 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { encodeRange, parseRange, RANGE_HASH, rangePath, rangePrefix, type ParsedRange, type RangeHeader, type RangeKind } from '../client/range.js';
+import { encodeRange, parseRange, RANGE_HASH, rangePath, rangePrefix, type ParsedRange, type RangeHeader, type RangeKind } from '@pegscope/client';
 import { envelopeOf, type AnalysisStamp } from '../api/envelope.js';
 import type { Db } from '../store/db.js';
 import type { Progress } from '../progress.js';

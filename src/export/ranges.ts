@@ -2,7 +2,7 @@
  * The range layout of a release (SPEC §4): how long each kind's prefix is,
  * and the host budget every release is checked against.
  */
-import { prefixLengthFor, RANGE_KINDS, RANGE_TARGET, type RangeKind } from '../client/range.js';
+import { prefixLengthFor, RANGE_KINDS, RANGE_TARGET, type RangeKind } from '@pegscope/client';
 
 /** Per-query documents packed into range files (the default), or one file per query (an nginx-only mirror answering ?q=). */
 export type Layout = 'ranges' | 'files';

@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { API_VERSION } from '../api/params.js';
 import { LABEL_CATEGORIES, modelSqlValues } from '../domain/model.js';
-import type { RangeKind } from '../client/range.js';
+import type { RangeKind } from '@pegscope/client';
 import type { Layout } from './ranges.js';
 
 export const STATE_PATH = 'data/state.json';

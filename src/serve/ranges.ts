@@ -5,7 +5,7 @@
  * what the files layout holds). Range files are not kept whole in memory:
  * only their index, whose slices share one buffer per file.
  */
-import { parseRangeHeader, RangeFormatError, rangePath, rangePrefix, type RangeHeader, type RangeKind, type RangesIndexBody } from '../client/range.js';
+import { parseRangeHeader, RangeFormatError, rangePath, rangePrefix, type RangeHeader, type RangeKind, type RangesIndexBody } from '@pegscope/client';
 
 /** One range file, cut into its documents. */
 export interface IndexedRange {
@@ -21,7 +21,7 @@ export interface IndexedRange {
 const NEWLINE = 0x0a;
 const COMMA = 0x2c;
 
-/** Cuts a range file into its lines (src/client/range.ts describes the format); throws RangeFormatError when it is not one. */
+/** Cuts a range file into its lines (packages/client/src/range.ts describes the format); throws RangeFormatError when it is not one. */
 export function indexRange(file: Buffer): IndexedRange {
   const headerEnd = file.indexOf(NEWLINE);
   if (headerEnd < 0) throw new RangeFormatError('not a range file: no line break');

@@ -25,9 +25,9 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { NetworkParams } from '../domain/network.js';
 import type { Envelope } from '../api/envelope.js';
 import type { HealthDocument } from '../api/health.js';
-import type { AmountTable } from '../domain/privacy.js';
+import { AmountTableError, parseAmountTable, type AmountTable, type NetworkName } from '@pegscope/client';
 import { Lru, type LruLimits } from '../lru.js';
-import { RANGES_INDEX_PATH, RangeFormatError, type RangeKind, type RangesIndexBody } from '../client/range.js';
+import { RANGES_INDEX_PATH, RangeFormatError, type RangeKind, type RangesIndexBody } from '@pegscope/client';
 import { indexRange, rangeFileOf, type IndexedRange } from './ranges.js';
 
 /** A file of the release with its precompressed siblings, as written by the export. */
@@ -173,8 +173,8 @@ export class Site {
       if (envelope.network !== this.network.name) {
         throw new Error(`it is a ${envelope.network} release but this site serves ${this.network.name}`);
       }
-      const amounts = JSON.parse(amountsFile.identity.toString('utf8')) as AmountTable;
-      if (!Array.isArray(amounts.pegin) || !Array.isArray(amounts.pegout)) throw new Error('api/amounts.json is not an amount table');
+      // Checked as a wallet checks it: the router scores with what wallets fetch.
+      const amounts = amountTableOf(amountsFile.identity.toString('utf8'), this.network.name);
       const rangesFile = this.files.read(`${key}\n${RANGES_INDEX_PATH}`, join(dir, RANGES_INDEX_PATH));
       const ranges = rangesFile ? JSON.parse(rangesFile.identity.toString('utf8')) as RangesIndexBody : null;
       if (ranges && ranges.layout !== 'ranges') throw new Error(`${RANGES_INDEX_PATH} does not describe a range layout`);
@@ -381,5 +381,14 @@ function readOptional(path: string): Buffer | null {
   } catch (err) {
     if (isMissing(err)) return null;
     throw unreadable(err);
+  }
+}
+
+/** The release's amount table, checked as a wallet checks it (the router scores with what wallets fetch). */
+function amountTableOf(text: string, network: NetworkName): AmountTable {
+  try {
+    return parseAmountTable(text, { network }).table;
+  } catch (err) {
+    throw err instanceof AmountTableError ? new Error(`api/amounts.json is ${err.message}`) : err;
   }
 }

@@ -8,7 +8,7 @@ import { OPENAPI_PATH } from '../api/openapi.js';
 import type { NetworkParams } from '../domain/network.js';
 import { echo, isEndpointName, validateParams, type ValidRequest } from './validate.js';
 import { explorerRoute, type ExplorerFile } from './explorer.js';
-import { isRangeKind, RANGE_KINDS, type RangeKind } from '../client/range.js';
+import { isRangeKind, RANGE_KINDS, type RangeKind } from '@pegscope/client';
 
 const MAX_URL_BYTES = 2048;
 const RANGE_PATH = /^\/api\/range\/([^/]+)\/([^/]+?)(?:\.json)?$/;

@@ -4,7 +4,7 @@
  * nothing is clamped or guessed.
  */
 import { ENDPOINTS, type EndpointName, type ParamSpec } from '../api/params.js';
-import { AmountError, parseCoinAmount, type Litoshi } from '../domain/amount.js';
+import { AmountError, parsePositiveCoinAmount, type Litoshi } from '@pegscope/client';
 import { isValidAddress } from '../domain/address.js';
 import type { NetworkParams } from '../domain/network.js';
 
@@ -121,19 +121,14 @@ function parseParam(param: ParamSpec, raw: string, network: NetworkParams): { va
   }
 }
 
+/** The amount parameter is the wallet client's parsePositiveCoinAmount: same texts accepted, same message otherwise. */
 function parseAmountParam(name: string, raw: string): { value: Litoshi } | string {
-  const allowed = `${name} must be a coin amount greater than 0 with at most 8 decimals (e.g. 1.5)`;
-  let litoshi: Litoshi;
   try {
-    // parseCoinAmount trims; a parameter with spaces is still malformed.
-    if (raw.trim() !== raw) return `${allowed}; got ${echo(raw)}`;
-    litoshi = parseCoinAmount(raw);
+    return { value: parsePositiveCoinAmount(raw) };
   } catch (err) {
-    if (err instanceof AmountError) return `${allowed}; got ${echo(raw)}`;
+    if (err instanceof AmountError) return `${name}: ${err.message}`;
     throw err;
   }
-  if (litoshi <= 0) return `${allowed}; got ${echo(raw)}`;
-  return { value: litoshi };
 }
 
 /**

@@ -8,7 +8,7 @@ import type { StatsDocument } from '../api/stats.js';
 import type { RecommendationsDocument } from '../api/recommendations.js';
 import type { LinksDocument } from '../api/links.js';
 import type { SeriesDocument, SeriesName } from '../api/series.js';
-import type { AmountTable } from '../client/index.js';
+import { parseAmountTable, type AmountTable } from '@pegscope/client';
 
 /** GET a path relative to the page; a non-2xx answer is an error with the server's message. */
 export async function getText(path: string): Promise<string> {
@@ -52,8 +52,20 @@ export const stats = (): Promise<StatsDocument> => once('api/stats.json');
 export const recommendations = (): Promise<RecommendationsDocument> => once('api/recommendations.json');
 export const links = (): Promise<LinksDocument> => once('api/links.json');
 export const series = <N extends SeriesName>(name: N): Promise<SeriesDocument<N>> => once(`api/series/${name}.json`);
-/** The amount table wallets cache; privacy is computed from it in this page. */
-export const amounts = (): Promise<AmountTable> => once('api/amounts.json');
+let amountTable: Promise<AmountTable> | null = null;
+
+/**
+ * The amount table wallets cache, checked and decoded like a wallet does it
+ * (for the release's own network); privacy is computed from it in this page.
+ */
+export function amounts(): Promise<AmountTable> {
+  amountTable ??= Promise.all([envelope(), once<unknown>('api/amounts.json')])
+    .then(([env, file]) => parseAmountTable(file, { network: env.network }).table);
+  amountTable.catch(() => {
+    amountTable = null;
+  });
+  return amountTable;
+}
 
 /** The release's envelope (network, unit, height, analysis time), from the stats document. */
 export const envelope = (): Promise<Envelope> => stats();

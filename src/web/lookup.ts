@@ -6,8 +6,8 @@
  */
 import { isValidAddress } from '../domain/address.js';
 import { NETWORKS, type NetworkName } from '../domain/network.js';
-import { RangeClient, type Fetch } from '../client/lookup.js';
-import type { RangeKind } from '../client/range.js';
+import { RangeClient, type Fetch } from '@pegscope/client';
+import type { RangeKind } from '@pegscope/client';
 import type { TraceDocument } from '../api/trace.js';
 import type { AddressDocument } from '../api/address.js';
 import type { FollowDocument } from '../api/follow.js';

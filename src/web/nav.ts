@@ -4,7 +4,7 @@
  * amount to check) is handed over in memory, not in the URL, so it stays out
  * of the address bar and the history.
  */
-import type { Side } from '../client/index.js';
+import type { Side } from '@pegscope/client';
 
 export interface Intent {
   lookup?: string;

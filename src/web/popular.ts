@@ -1,4 +1,4 @@
-import { privacyOf, type AmountTable, type Litoshi, type Privacy, type Side } from '../client/index.js';
+import { privacyOf, type AmountCounts, type Litoshi, type Privacy, type Side } from '@pegscope/client';
 
 /** How many of a side's most used amounts count as popular. */
 const POPULAR = 40;
@@ -8,7 +8,7 @@ const POPULAR = 40;
  * nearest to `amount` on a log scale, scored like the amount itself, in
  * ascending order: alternatives a person can pick instead.
  */
-export function nearestPopular(table: AmountTable, amount: Litoshi, side: Side, n = 5): Privacy[] {
+export function nearestPopular(table: AmountCounts, amount: Litoshi, side: Side, n = 5): Privacy[] {
   const rows = side === 'pegin' ? table.pegin : table.pegout;
   const popular = rows.filter(([value, used]) => used >= 2 && value !== amount)
     .sort((a, b) => b[1] - a[1] || a[0] - b[0])

@@ -1,5 +1,5 @@
 /** The privacy checker: an amount scored in this browser from the amount table; the amount is never sent. */
-import { AmountError, formatCoin, parseCoinAmount, privacyOf, type AmountTable, type Privacy, type Side } from '../client/index.js';
+import { AmountError, formatCoin, parsePositiveCoinAmount, privacyOf, type AmountTable, type Privacy, type Side } from '@pegscope/client';
 import { h, show } from './dom.js';
 import { coin, count } from './format.js';
 import * as data from './data.js';
@@ -42,10 +42,11 @@ function selectedSide(form: HTMLFormElement): Side {
 function check(table: AmountTable, text: string, side: Side, unit: string, out: HTMLElement, pick: (amount: string) => void): void {
   let litoshi: number;
   try {
-    litoshi = parseCoinAmount(text);
-    if (litoshi <= 0) throw new AmountError('zero');
-  } catch {
-    return show(out, h('p', { class: 'error', role: 'alert' }, `"${text.slice(0, 30)}" is not an amount: type a number greater than 0 with at most 8 decimals, e.g. 1.5.`));
+    // Spaces around what was typed or pasted are the form's to drop; parsing itself is as strict as the router's.
+    litoshi = parsePositiveCoinAmount(text.trim());
+  } catch (err) {
+    if (!(err instanceof AmountError)) throw err;
+    return show(out, h('p', { class: 'error', role: 'alert' }, `${err.message}.`));
   }
   const privacy = privacyOf(table, litoshi, side);
   const popular = nearestPopular(table, litoshi, side);
@@ -58,7 +59,7 @@ function check(table: AmountTable, text: string, side: Side, unit: string, out: 
       h('dt', {}, 'Counted window'), h('dd', { 'data-field': 'window' },
         `${coin(privacy.window.low)} to ${coin(privacy.window.high)} ${unit} (the link tolerance, ±${coin(privacy.window.tolerance)}): ${count(privacy.window_set)} ${others}`),
       h('dt', {}, 'Anonymity set'), h('dd', { 'data-field': 'anonymity_set' }, `${count(privacy.anonymity_set)}${side === 'pegin' ? ' (your peg-in included)' : ''}`),
-      h('dt', {}, 'Exactly this amount'), h('dd', { 'data-field': 'exact_set' }, `${count(privacy.exact_set)} time(s)`),
+      h('dt', {}, 'Exactly this amount'), h('dd', { 'data-field': 'exact_set' }, `${count(privacy.exact_set)} ${privacy.exact_set === 1 ? 'time' : 'times'}`),
       h('dt', {}, 'Same rounding bucket'), h('dd', { 'data-field': 'rounded_set' },
         `${count(privacy.rounded_set)} in ${coin(privacy.rounded_low)} to ${coin(privacy.rounded_high)} (rounds to ${coin(privacy.rounded)})`)),
     popularTable(popular, unit, pick),

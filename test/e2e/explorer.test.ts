@@ -216,6 +216,11 @@ describe.runIf(enabled).each(servers)('the explorer served by %s', (server) => {
     for (const amount of ['0.31415926', '31415926', '0.27182818', '27182818']) {
       expect(v.requests.filter((url) => url.includes(amount)), amount).toEqual([]);
     }
+    // A malformed amount gets the router's own message (the page and the router parse with one function).
+    await v.page.fill('#privacy-amount', '1,5');
+    await v.page.click('#privacy-amount ~ button[type=submit]');
+    const error = await v.page.waitForSelector('#privacy-result .error');
+    expect(`amount: ${await error.textContent()}`).toBe(`${(JSON.parse(await apiText('/api/privacy?amount=1,5')) as { error: string }).error}.`);
     expect(await unreachedByTab(v.page)).toEqual([]);
     expect(await unlabelledInputs(v.page)).toEqual([]);
     await done(v, server, 'privacy');

@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseRange, RANGES_INDEX_PATH, type RangeKind } from '../../src/client/range.js';
+import { parseRange, RANGES_INDEX_PATH, type RangeKind } from '@pegscope/client';
 
 export interface ReleaseDocuments {
   /** Default documents by key. */

@@ -2,7 +2,7 @@
  * A small published release tree written by hand in the layout of
  * docs/architecture.md "Release tree", for the router tests and the serve
  * benchmark. Addresses are real sim (regtest-format) addresses with valid
- * checksums; the amount table is built with the real buildAmountTable.
+ * checksums; the amount table is encoded with the real encodeAmountTable.
  */
 import { mkdirSync, mkdtempSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -13,7 +13,7 @@ import { ENDPOINTS } from '../../src/api/params.js';
 import { coinNumber } from '../../src/domain/amount.js';
 import { decodeScript } from '../../src/domain/address.js';
 import { NETWORKS } from '../../src/domain/network.js';
-import { buildAmountTable } from '../../src/domain/privacy.js';
+import { buildAmountCounts, encodeAmountTable } from '@pegscope/client';
 import { toCsv } from '../../src/api/csv.js';
 
 export const SECRET = 'TOP-SECRET-8f1c2e-never-served';
@@ -86,7 +86,10 @@ export function writeRelease(tree: HandTree, id: string, asOfHeight: number, upd
   for (let i = 0; i < 300; i++) peginRows.push([100_000_000 + (i % 40) * 1_000_000, 1 + (i % 7)]);
   peginRows.push([123_456_789, 1], [50_000_000, 250]);
   const pegoutRows: [number, number][] = [[99_996_100, 3], [49_990_000, 40], [123_450_000, 1]];
-  json('api/amounts.json', buildAmountTable({ pegin: peginRows, pegout: pegoutRows }));
+  json('api/amounts.json', encodeAmountTable(
+    { network: 'sim', as_of_height: asOfHeight, updated_at: updatedAt, horizon_blocks: null, rounding_digits: 2 },
+    buildAmountCounts({ pegin: peginRows, pegout: pegoutRows }),
+  ));
 
   json('api/health.json', { ...envelope, health: { ok: true, last_scanned_block: asOfHeight, analysis_updated: updatedAt, analysis_age_seconds: 0, pegins: 1200, pegouts: 700 } });
   json('api/stats.json', { ...envelope, stats: { total_pegins: 1200, total_pegouts: 700, linkable_pegouts: 40, high_confidence_links: 9, labeled_addresses: 3, avg_privacy_score: 61.5, high_risk_pegouts: 2 } });

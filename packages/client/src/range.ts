@@ -24,8 +24,8 @@
  * Pure and dependency-free: the exporter writes with it, the router and
  * the wallet client read with it.
  */
-import { sha256 } from '../domain/sha256.js';
-import { NETWORKS } from '../domain/network.js';
+import { sha256 } from './sha256.js';
+import { NETWORK_BASICS } from './network.js';
 
 export const RANGE_KINDS = ['trace', 'address', 'follow', 'block'] as const;
 export type RangeKind = (typeof RANGE_KINDS)[number];
@@ -77,7 +77,7 @@ export interface RangeHeader {
 
 const HEX64 = /^[0-9a-fA-F]{64}$/;
 const HEIGHT = /^(?:0|[1-9]\d{0,9})$/;
-const BECH32_PREFIXES = Object.values(NETWORKS).map((n) => `${n.bech32Hrp}1`);
+const BECH32_PREFIXES = Object.values(NETWORK_BASICS).map((n) => `${n.bech32Hrp}1`);
 
 /**
  * The canonical key of a query (SPEC §4): txids and block hashes in

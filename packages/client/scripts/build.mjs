@@ -1,0 +1,35 @@
+// Builds the package into dist/ (run by the root's `npm run build`):
+//   <entry>.js     CommonJS, bundled and minified by esbuild: the one implementation
+//                  (also the `react-native` condition: Metro reads it without .mjs support)
+//   <entry>.mjs    the ES module entry: re-exports <entry>.js by name, so `import`
+//                  and `require` share one instance (no dual-package hazard) and
+//                  the install stays small
+//   *.d.ts         declarations with their doc comments (tsc), and <entry>.d.mts
+//                  re-exporting them for `import`
+// Entries: index (the package) and sha256 (the pipeline's hash, `@pegscope/client/sha256`).
+import { execFileSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
+const ENTRIES = ['index', 'sha256'];
+
+rmSync(dist, { recursive: true, force: true });
+// tsc from the PATH npm run sets up (the workspace root's TypeScript); it type-checks and writes the declarations.
+execFileSync('tsc', ['-p', join(root, 'tsconfig.json')], { stdio: 'inherit' });
+await build({
+  absWorkingDir: root,
+  entryPoints: ENTRIES.map((name) => ({ in: `src/${name}.ts`, out: name })),
+  outdir: dist,
+  bundle: true, format: 'cjs', platform: 'neutral', target: 'es2020', minify: true, logLevel: 'warning',
+});
+const require = createRequire(join(dist, 'index.js'));
+for (const name of ENTRIES) {
+  const names = Object.keys(require(`./${name}.js`)).sort();
+  writeFileSync(join(dist, `${name}.mjs`), `import m from './${name}.js';\nexport const { ${names.join(', ')} } = m;\n`);
+  writeFileSync(join(dist, `${name}.d.mts`), `export * from './${name}.js';\n`);
+}

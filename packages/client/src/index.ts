@@ -1,0 +1,34 @@
+/**
+ * @pegscope/client — wallet-side privacy scoring and private lookups for
+ * pegscope releases. Zero dependencies; runs in Node (ESM and CJS), browsers
+ * and React Native-style bundlers.
+ *
+ * Fetch `{base}/api/amounts.json` once, check it, cache it, and score amounts
+ * locally: the router's `privacy` endpoint runs this same code on the same
+ * table, so the objects are identical and no amount has to leave the device.
+ *
+ *   const { table, ageSeconds } = parseAmountTable(await (await fetch(`${base}/api/amounts.json`)).json(), { network: 'mainnet' });
+ *   const privacy = privacyOf(table, parseCoinAmount('1.5'), 'pegin');
+ */
+export {
+  privacyOf, suggestAmount, roundingBucket, windowOf, scoreOfSet, ratingOf, countInRange, plural,
+  ROUNDING_SIGNIFICANT_DIGITS, FULL_SCORE_SET, SUGGESTION_MAX_DIGITS, SUGGESTION_SPAN,
+  type Privacy, type Rating, type Side, type Suggestion,
+} from './privacy.js';
+export {
+  parseAmountTable, encodeAmountTable, buildAmountCounts, AmountTableError, DEFAULT_TOLERANCE, AMOUNT_TABLE_VERSION,
+  type AmountTable, type AmountTableFile, type AmountCount, type AmountCounts, type AmountCountsInput, type AmountTableFacts,
+  type EncodedAmounts, type ParseAmountTableOptions, type ParsedAmountTable,
+} from './amount-table.js';
+export {
+  parseCoinAmount, parsePositiveCoinAmount, formatCoin, coinNumber, assertLitoshi, significantDigits, AmountError, LITOSHI_PER_COIN, type Litoshi,
+} from './amount.js';
+export { NETWORK_BASICS, NETWORK_NAMES, isNetworkName, type NetworkBasics, type NetworkName, type Unit } from './network.js';
+export {
+  RangeClient, LookupError, type Fetch, type FoundDocument, type RangeClientOptions, type RangesIndex,
+} from './lookup.js';
+export {
+  canonicalKey, keyHash, rangePrefix, rangePath, parseRange, parseRangeHeader, encodeRange, prefixLengthFor, isRangeKind,
+  RangeFormatError, RANGE_KINDS, RANGE_HASH, RANGES_INDEX_PATH, RANGE_TARGET,
+  type ParsedRange, type RangeHeader, type RangeKind, type RangeLayout, type RangesIndexBody,
+} from './range.js';

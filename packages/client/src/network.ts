@@ -1,0 +1,27 @@
+/**
+ * What a wallet needs to know of each network (SPEC §1): its name, coin unit
+ * and bech32 prefix. The server's fuller network parameters
+ * (src/domain/network.ts) are built on these, so the two never disagree.
+ */
+export type NetworkName = 'mainnet' | 'testnet' | 'regtest' | 'sim';
+export const NETWORK_NAMES: readonly NetworkName[] = ['mainnet', 'testnet', 'regtest', 'sim'];
+
+export type Unit = 'LTC' | 'tLTC' | 'rLTC';
+
+export interface NetworkBasics {
+  name: NetworkName;
+  unit: Unit;
+  bech32Hrp: string;
+}
+
+/** `sim` is the built-in simulated chain; it uses regtest formats. */
+export const NETWORK_BASICS: Readonly<Record<NetworkName, NetworkBasics>> = {
+  mainnet: { name: 'mainnet', unit: 'LTC', bech32Hrp: 'ltc' },
+  testnet: { name: 'testnet', unit: 'tLTC', bech32Hrp: 'tltc' },
+  regtest: { name: 'regtest', unit: 'rLTC', bech32Hrp: 'rltc' },
+  sim: { name: 'sim', unit: 'rLTC', bech32Hrp: 'rltc' },
+};
+
+export function isNetworkName(name: unknown): name is NetworkName {
+  return typeof name === 'string' && (NETWORK_NAMES as readonly string[]).includes(name);
+}
