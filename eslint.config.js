@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'out/', 'data/', '.bench/', '.scratch/', 'test-output/'] },
+  { ignores: ['dist/', 'packages/*/dist/', 'node_modules/', 'out/', 'data/', '.bench/', '.scratch/', 'test-output/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
