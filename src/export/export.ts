@@ -93,7 +93,6 @@ export interface ExportResult {
 const MACROS = exportSql('macros');
 /** What documents show of each address (x_attribution). */
 const ATTRIBUTION = exportSql('attribution');
-/** Every follow chain's hops (x_follow_hops). */
 /** The keys of every per-query document (x_keys and the address tables). */
 const KEYS = exportSql('keys');
 /** Which documents to render (x_dirty_keys) and the pegs they show, below the dirty floor (macro dirty_floor()). */
@@ -421,7 +420,7 @@ async function renderDocuments(db: Db, stamp: AnalysisStamp, doc: DocKind): Prom
   await db.exec(CLEAN_DOCS, [doc.kind]);
   const counts = (await db.one<{ docs: bigint; keys: bigint }>(DOC_COUNTS, [doc.kind]))!;
   if (counts.docs !== counts.keys) {
-    throw new Error(`export: ${counts.docs} ${doc.kind} documents for ${counts.keys} keys; the previous release's index misses some, so export with every document rendered (incremental: false)`);
+    throw new Error(`export: ${counts.docs} ${doc.kind} documents for ${counts.keys} keys; the previous release's ${DOCS_INDEX} misses some. Please report this; deleting that file makes the next export render every document`);
   }
   await db.exec(wrapDocumentMacro(stamp.network, doc.key));
 }

@@ -13,6 +13,7 @@ import { envelopeOf, type AnalysisStamp } from '../api/envelope.js';
 import type { Db } from '../store/db.js';
 import type { Progress } from '../progress.js';
 import { exportSql } from './sql.js';
+import { DOCS_INDEX } from '../api/release-files.js';
 import type { ReleaseWriter } from './writer.js';
 
 const RANGE_DIGESTS = exportSql('range-digests');
@@ -55,7 +56,7 @@ export class PreviousRanges {
       this.recent.set(path, range);
     }
     const text = (part === 0 ? range.documents : range.chains).get(key);
-    if (text === undefined) throw new Error(`export: the previous release's ${path} lacks ${key}, which this export did not render; export with every document rendered (incremental: false)`);
+    if (text === undefined) throw new Error(`export: the previous release's ${path} lacks ${key}, which this export did not render. Please report this; deleting the previous release's ${DOCS_INDEX} makes the next export render every document`);
     return text;
   }
 }
