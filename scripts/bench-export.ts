@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { analyze } from '../src/analysis/analyze.js';
 import { createSimSource, presetRates, SIM_PRESET_NAMES, type SimPresetName } from '../src/chain/sim/index.js';
 import { exportRelease, type ExportResult } from '../src/export/export.js';
+import { DEFAULT_HOST_BUDGET, parseHostBudget, type HostBudget } from '../src/export/ranges.js';
 import { consoleProgress } from '../src/progress.js';
 import { Db } from '../src/store/db.js';
 import { scanChain } from '../src/store/scan.js';
@@ -33,7 +34,7 @@ const BENCH = '.bench';
 interface Timed { seconds: number; result: ExportResult; phases: string }
 
 /** Seconds from the previous step to each main step of the export (ExportOptions.onStep); documents pages are summed into their kind. */
-async function timedExport(db: Db, outDir: string): Promise<Timed> {
+async function timedExport(db: Db, outDir: string, hostBudget: HostBudget): Promise<Timed> {
   // Earlier work's dirty pages (scans, copies) are flushed first, as before the tar.
   execFileSync('sync');
   const started = performance.now();
@@ -45,7 +46,7 @@ async function timedExport(db: Db, outDir: string): Promise<Timed> {
     phases.set(phase, (phases.get(phase) ?? 0) + (now - last) / 1000);
     last = now;
   };
-  const result = await exportRelease(db, { outDir, progress: consoleProgress(), onStep });
+  const result = await exportRelease(db, { outDir, hostBudget, progress: consoleProgress(), onStep });
   const text = [...phases].map(([phase, s]) => `${phase} ${s.toFixed(1)}`).join(', ');
   return { seconds: (performance.now() - started) / 1000, result, phases: text };
 }
@@ -110,6 +111,8 @@ function changedFiles(release: string): number {
 }
 
 async function benchPreset(preset: SimPresetName, seed: number, dir: string): Promise<void> {
+  // SPEC §4's budget: the default at mainnet; at x10 only the file count (100,000) is bounded.
+  const budget = preset === 'x10' ? parseHostBudget('files=100000,file=none,total=none') : DEFAULT_HOST_BUDGET;
   const dbs = await cachedDbs(preset, seed);
   const tip = presetRates(preset).blocks;
   const work = join(dir, `export-${preset}-work`);
@@ -130,7 +133,7 @@ async function benchPreset(preset: SimPresetName, seed: number, dir: string): Pr
 
   const site = join(work, 'site');
   let db = await analysed(0);
-  const full1 = await timedExport(db, site);
+  const full1 = await timedExport(db, site, budget);
   db.close();
   const tar = tarLimit(full1.result.dir, work);
   const files = full1.result.files;
@@ -145,8 +148,8 @@ async function benchPreset(preset: SimPresetName, seed: number, dir: string): Pr
 
   const steady = async (step: number, label: string, target: number): Promise<void> => {
     db = await analysed(step);
-    const incremental = await timedExport(db, site);
-    const full = await timedExport(db, join(work, `fresh${step}`));
+    const incremental = await timedExport(db, site, budget);
+    const full = await timedExport(db, join(work, `fresh${step}`), budget);
     db.close();
     const changed = changedFiles(incremental.result.dir);
     console.log(`  ${label}: incremental ${incremental.seconds.toFixed(1)} s (${incremental.result.written} written, ${incremental.result.reused} linked, ${incremental.result.kept} kept), `
@@ -171,7 +174,7 @@ async function benchPreset(preset: SimPresetName, seed: number, dir: string): Pr
   started = performance.now();
   await analyze(db, { now: now + tip * 150 });
   const analysis = seconds(started);
-  const exported = await timedExport(db, site);
+  const exported = await timedExport(db, site, budget);
   db.close();
   console.log(`  job cycle after 2 new blocks: scan ${scan.toFixed(1)} s + analyze ${analysis.toFixed(1)} s + export ${exported.seconds.toFixed(1)} s `
     + `= ${(scan + analysis + exported.seconds).toFixed(1)} s (target < 60 s); ${changedFiles(exported.result.dir)} files changed`);
