@@ -23,14 +23,9 @@ export const ATTRIBUTION_INDEX = 'data/attribution.parquet';
  */
 export const EXPORT_FORMAT = 1;
 
-export interface ExportState {
+/** A release's state: what it was made from, its format, range layout and chain checkpoints. */
+export interface ExportState extends ExportBasis {
   format: number;
-  /** Fingerprint of the model's facts and the API version the documents were computed and rendered with. */
-  model: string;
-  layout: Layout;
-  as_of_height: number;
-  horizon_blocks: number | null;
-  tolerance: number | null;
   /** Prefix length per kind (ranges layout). */
   prefix_lengths: Record<RangeKind, number> | null;
   /** [height, block hash] at the analysed height and at heights 1, 2, 4, 8, … below it. */
@@ -62,6 +57,7 @@ export async function readState(releaseDir: string): Promise<ExportState | null>
 
 /** What the export about to run is made from, to compare with the previous release's state. */
 export interface ExportBasis {
+  /** Fingerprint of the model's facts and the API version the documents were computed and rendered with. */
   model: string;
   layout: Layout;
   as_of_height: number;
