@@ -30,7 +30,7 @@ import { writeChanges } from './changes.js';
 import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease } from './publish.js';
 import { budgetProblems, chooseRangeLayout, DEFAULT_HOST_BUDGET, formatBytes, type HostBudget, type Layout, type ReleaseSize } from './ranges.js';
 import { PreviousRanges, writeRangeFiles } from './range-writer.js';
-import { ATTRIBUTION_INDEX, checkpointHeights, dirtyFloor, EXPORT_FORMAT, modelFingerprint, readState, STATE_PATH, type ExportBasis, type ExportState } from './state.js';
+import { ATTRIBUTION_INDEX, checkpointHeights, dirtyFloor, EXPORT_FORMAT, extendsPrevious, PEGS_INDEX, modelFingerprint, readState, STATE_PATH, type ExportBasis, type ExportState } from './state.js';
 import { ReleaseWriter, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
 
 export interface ExportOptions {
@@ -63,14 +63,17 @@ type Step = (step: string) => Promise<void>;
 
 /** What writing the tree needs besides the database and the writer. */
 interface TreeOptions {
+  log: (line: string) => void;
   layout: Layout;
   budget: HostBudget;
   progress: Progress;
   step: Step;
   /** The release this one follows (current), with its state when it has one. */
   previous: { dir: string; state: ExportState | null } | null;
-  /** Pegs above this height are rendered again; -1 renders everything (state.ts dirtyFloor). */
+  /** Pegs above this height may have changed; -1 renders everything (state.ts dirtyFloor). */
   floor: number;
+  /** The previous release's peg digests, when this chain extends its chain (state.ts extendsPrevious); else every peg above the floor is rendered. */
+  previousPegs: string | null;
   dumpPartitionBlocks: number | undefined;
   /** This release's state but its prefix lengths (decided while writing). */
   state: Omit<ExportState, 'prefix_lengths'>;
@@ -97,6 +100,7 @@ const ATTRIBUTION = exportSql('attribution');
 const KEYS = exportSql('keys');
 /** Which documents to render (x_dirty_keys) and the pegs they show, below the dirty floor (macro dirty_floor()). */
 const DIRTY = exportSql('dirty');
+const DIRTY_COUNTS = 'SELECT (SELECT count(*) FROM x_dirty_keys) AS dirty, (SELECT count(*) FROM x_keys) AS keys';
 /** Temp tables of the peg-in/peg-out nodes the documents to render show. */
 const NODES = exportSql('nodes');
 const HEALTH_COUNTS = exportSql('health-counts');
@@ -137,9 +141,9 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
   const checkpoints = checkpointHeights(stamp.as_of_height).filter((height) => hashes.has(height)).map((height) => [height, hashes.get(height)!] as [number, string]);
   // Stamps come from the previous release either way; only an incremental export renders just what may have changed.
   const floor = incremental ? dirtyFloor(previousState, basis, (height) => hashes.get(height)) : -1;
-  log(floor < 0 ? 'rendering every document' : `rendering the documents of pegs above height ${floor} and of addresses whose attribution changed`);
+  const previousPegs = floor >= 0 && extendsPrevious(previousState!, basis, (height) => hashes.get(height)) ? join(previous!, PEGS_INDEX) : null;
   const tree: TreeOptions = {
-    layout, budget: opts.hostBudget ?? DEFAULT_HOST_BUDGET, progress, step, floor, dumpPartitionBlocks: opts.dumpPartitionBlocks,
+    log, layout, budget: opts.hostBudget ?? DEFAULT_HOST_BUDGET, progress, step, floor, previousPegs, dumpPartitionBlocks: opts.dumpPartitionBlocks,
     previous: previous ? { dir: previous, state: previousState } : null,
     state: { format: EXPORT_FORMAT, ...basis, checkpoints },
   };
@@ -186,16 +190,23 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, op
   await db.exec(FOLLOW_HOPS);
   await db.exec(KEYS);
   await db.exec(loadPreviousAttribution(opts.floor >= 0 ? join(opts.previous!.dir, ATTRIBUTION_INDEX) : null));
+  await db.exec(loadPreviousPegs(opts.previousPegs));
   // A macro, not a parameter: the script's statements all read it.
   await db.exec(`CREATE OR REPLACE TEMP MACRO dirty_floor() AS ${Math.trunc(opts.floor)}`);
   await db.exec(DIRTY);
+  const { dirty, keys } = (await db.one<{ dirty: bigint; keys: bigint }>(DIRTY_COUNTS))!;
+  const which = opts.floor < 0 ? 'every document'
+    : `the documents of ${opts.previousPegs ? 'changed pegs' : 'every peg'} above height ${opts.floor} and of addresses whose attribution changed`;
+  opts.log(`rendering ${dirty} of ${keys} documents: ${which}`);
   await db.exec(NODES);
   await writeEndpointDocuments(db, writer, stamp);
   await writeSeries(db, writer, stamp);
   await step('endpoints');
   const horizon = opts.state.horizon_blocks;
+  // Blocks at or below it are final: unless the chain reorganises, the next export's floor.
+  const finalUpTo = horizon === null ? -1 : stamp.as_of_height - 2 * horizon;
   const dumpOptions: DumpOptions = {
-    finalUpTo: horizon === null ? -1 : stamp.as_of_height - 2 * horizon,
+    finalUpTo,
     carryUpTo: opts.floor,
     partitionBlocks: opts.dumpPartitionBlocks,
     previous: new Map((await db.all<FileEntry>(PREVIOUS_DUMPS)).map((f) => [f.path, { path: f.path, size: Number(f.size), sha256: f.sha256 }])),
@@ -213,15 +224,25 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, op
   await writer.put('nginx.conf', nginxSnippet());
   await db.exec(`COPY (SELECT * FROM x_attr_now ORDER BY address) TO ${sqlString(await writer.pathFor(ATTRIBUTION_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
   await writer.adopt(ATTRIBUTION_INDEX);
+  await db.exec(`COPY (${PEGS_INDEX_ROWS}) TO ${sqlString(await writer.pathFor(PEGS_INDEX))} (FORMAT parquet, COMPRESSION zstd)`, [finalUpTo]);
+  await writer.adopt(PEGS_INDEX);
   await writer.put(STATE_PATH, json({ ...opts.state, prefix_lengths: documents.value.ranges && rangeLengths(documents.value.ranges) }));
   return documents.value;
 }
+
+/** The peg digests the next export compares (data/pegs.parquet); $1 = its floor unless the chain reorganises. */
+const PEGS_INDEX_ROWS = exportSql('pegs-index');
 
 /** The previous release's dump files, which final partitions are carried over from. */
 const PREVIOUS_DUMPS = "SELECT path, size, sha256 FROM x_prev_files WHERE starts_with(path, 'dumps/')";
 
 const rangeLengths = (ranges: Record<RangeKind, RangeLayout>): Record<RangeKind, number> =>
   Object.fromEntries(RANGE_KINDS.map((kind) => [kind, ranges[kind].prefix_length])) as Record<RangeKind, number>;
+
+/** x_prev_pegs: the previous release's peg digests; empty when they are not comparable (every peg above the floor is then rendered). */
+const loadPreviousPegs = (parquet: string | null): string => parquet
+  ? `CREATE OR REPLACE TEMP TABLE x_prev_pegs AS SELECT side, txid, vout, digest FROM read_parquet(${sqlString(parquet)})`
+  : 'CREATE OR REPLACE TEMP TABLE x_prev_pegs (side VARCHAR, txid VARCHAR, vout INTEGER, digest VARCHAR)';
 
 /** x_prev_attr: what the previous release showed of each address; empty when everything is rendered anyway. */
 const loadPreviousAttribution = (parquet: string | null): string => parquet

@@ -16,6 +16,8 @@ import type { Layout } from './ranges.js';
 export const STATE_PATH = 'data/state.json';
 /** What each address showed (attribution, cluster) in the release, for the next export to compare with. */
 export const ATTRIBUTION_INDEX = 'data/attribution.parquet';
+/** The digests of the pegs this export compared (dirty.sql), for the next export to compare with. */
+export const PEGS_INDEX = 'data/pegs.parquet';
 
 /**
  * Bumped whenever the exporter renders any document differently: a release
@@ -86,4 +88,14 @@ export function dirtyFloor(previous: ExportState | null, basis: ExportBasis, has
   if (onChain.length === 0) return -1;
   const unchangedUpTo = Math.min(previous.as_of_height, basis.as_of_height, Math.max(...onChain));
   return Math.max(-1, unchangedUpTo - 2 * previous.horizon_blocks);
+}
+
+/**
+ * Whether this chain extends the previous release's: its tip is still on the
+ * chain and this analysis is at or above it. Only then are the previous
+ * release's peg digests comparable: no peg it showed has gone or moved.
+ */
+export function extendsPrevious(previous: ExportState, basis: ExportBasis, hashAt: (height: number) => string | undefined): boolean {
+  const tip = previous.checkpoints.find(([height]) => height === previous.as_of_height);
+  return tip !== undefined && hashAt(tip[0]) === tip[1] && basis.as_of_height >= previous.as_of_height;
 }

@@ -1,11 +1,50 @@
 -- Which documents could have changed since the previous release (SPEC §2
 -- Horizon, issue 15), computed before anything is rendered. dirty_floor() is the dirty
--- floor: every peg above it may have changed (the previous release's height
--- minus the horizon, lower after a reorg; -1 renders everything). Below it a
--- peg's figures are final, and change only through what documents show of
--- addresses: attribution and clusters, compared with the previous release's
--- (x_prev_attr). The sets are supersets: a document rendered again with the
+-- floor: a peg above it may have changed (the previous release's height
+-- minus twice the horizon, lower after a reorg; -1 renders everything), and
+-- so may a peg below it whose address is reused above it. Such a peg has
+-- changed when its digest (x_peg_digests) differs from the one the previous
+-- release recorded or there is none (x_prev_pegs; empty after a reorg, so
+-- every such peg counts as changed). Other pegs' figures are final, and
+-- change only through what documents show of addresses: attribution and
+-- clusters, compared with the previous release's (x_prev_attr). The sets are supersets: a document rendered again with the
 -- same bytes keeps its stamp and its file. Needs keys.sql and attribution.sql.
+
+-- The pegs that may have changed: those above the floor, and every peg of
+-- an address one of them funds or pays (address reuse, which scores count
+-- over all time, reaches back below the floor).
+CREATE OR REPLACE TEMP TABLE x_window_addresses AS
+SELECT address FROM analysed_pegin_inputs WHERE height > dirty_floor() AND address IS NOT NULL
+UNION SELECT address FROM analysed_pegouts WHERE height > dirty_floor() AND address IS NOT NULL;
+
+CREATE OR REPLACE TEMP TABLE x_maybe_pegs AS
+SELECT 'pegin' AS side, txid, vout FROM analysed_pegins WHERE height > dirty_floor()
+UNION SELECT 'pegin', txid, vout FROM x_address_pegins SEMI JOIN x_window_addresses USING (address)
+UNION SELECT 'pegout', txid, vout FROM analysed_pegouts WHERE height > dirty_floor()
+UNION SELECT 'pegout', txid, vout FROM analysed_pegouts SEMI JOIN x_window_addresses USING (address);
+
+-- What each of them shows besides its transaction and attribution: its
+-- height, its score and its links, every column, as one md5.
+CREATE OR REPLACE TEMP TABLE x_peg_digests AS
+WITH pegin_links AS (
+  SELECT pegin_txid AS txid, pegin_vout AS vout, string_agg(l::VARCHAR, ',' ORDER BY pegout_txid, pegout_vout) AS links
+  FROM a_links l SEMI JOIN x_maybe_pegs m ON m.side = 'pegin' AND m.txid = l.pegin_txid AND m.vout = l.pegin_vout
+  GROUP BY pegin_txid, pegin_vout
+), pegout_links AS (
+  SELECT pegout_txid AS txid, pegout_vout AS vout, string_agg(l::VARCHAR, ',' ORDER BY pegin_txid, pegin_vout) AS links
+  FROM a_links l SEMI JOIN x_maybe_pegs m ON m.side = 'pegout' AND m.txid = l.pegout_txid AND m.vout = l.pegout_vout
+  GROUP BY pegout_txid, pegout_vout
+)
+SELECT 'pegin' AS side, p.txid, p.vout, p.height, md5(concat_ws('|', p.height, s::VARCHAR, l.links)) AS digest
+FROM analysed_pegins p LEFT JOIN a_pegin_scores s USING (txid, vout) LEFT JOIN pegin_links l USING (txid, vout)
+SEMI JOIN x_maybe_pegs m ON m.side = 'pegin' AND m.txid = p.txid AND m.vout = p.vout
+UNION ALL
+SELECT 'pegout', o.txid, o.vout, o.height, md5(concat_ws('|', o.height, s::VARCHAR, l.links))
+FROM analysed_pegouts o LEFT JOIN a_pegout_scores s USING (txid, vout) LEFT JOIN pegout_links l USING (txid, vout)
+SEMI JOIN x_maybe_pegs m ON m.side = 'pegout' AND m.txid = o.txid AND m.vout = o.vout;
+
+CREATE OR REPLACE TEMP TABLE x_changed_pegs AS
+SELECT side, txid, vout FROM x_peg_digests ANTI JOIN x_prev_pegs USING (side, txid, vout, digest);
 
 -- What documents show of each address: its attribution and its cluster.
 CREATE OR REPLACE TEMP TABLE x_attr_now AS
@@ -18,24 +57,25 @@ WITH now AS (SELECT address, attribution, cluster_id, cluster_size FROM x_attr_n
      before AS (SELECT address, attribution, cluster_id, cluster_size FROM x_prev_attr)
 SELECT address FROM ((FROM now EXCEPT FROM before) UNION (FROM before EXCEPT FROM now));
 
--- Addresses of pegs above the floor, and addresses whose attribution changed.
+-- Addresses of changed pegs, and addresses whose attribution changed.
 CREATE OR REPLACE TEMP TABLE x_touched AS
-SELECT address FROM analysed_pegin_inputs WHERE height > dirty_floor() AND address IS NOT NULL
-UNION SELECT address FROM analysed_pegouts WHERE height > dirty_floor() AND address IS NOT NULL
+SELECT address FROM x_address_pegins SEMI JOIN x_changed_pegs c ON c.side = 'pegin' AND c.txid = x_address_pegins.txid AND c.vout = x_address_pegins.vout
+UNION SELECT address FROM analysed_pegouts SEMI JOIN x_changed_pegs c ON c.side = 'pegout' AND c.txid = analysed_pegouts.txid AND c.vout = analysed_pegouts.vout
+  WHERE address IS NOT NULL
 UNION SELECT address FROM x_attr_changed;
 
--- Pegs whose node may have changed: above the floor; touching such an
--- address (attribution, reuse); linked to a peg-out whose address changed
--- attribution (a link names the peg-out's entity).
+-- Pegs whose node may have changed: changed; funded by an address whose
+-- attribution changed (a node shows its inputs' attribution); linked to a
+-- peg-out whose address changed attribution (a link names the peg-out's entity).
 CREATE OR REPLACE TEMP TABLE x_dirty_pegins AS
-SELECT txid, vout FROM analysed_pegins WHERE height > dirty_floor()
-UNION SELECT txid, vout FROM x_address_pegins SEMI JOIN x_touched USING (address)
+SELECT txid, vout FROM x_changed_pegs WHERE side = 'pegin'
+UNION SELECT txid, vout FROM x_address_pegins SEMI JOIN x_attr_changed USING (address)
 UNION SELECT pegin_txid, pegin_vout FROM a_links SEMI JOIN x_attr_changed c ON c.address = pegout_address;
 
 -- The same for peg-outs; a peg-out's risk also carries its linked peg-ins' funding entities.
 CREATE OR REPLACE TEMP TABLE x_dirty_pegouts AS
-SELECT txid, vout FROM analysed_pegouts WHERE height > dirty_floor()
-UNION SELECT txid, vout FROM analysed_pegouts SEMI JOIN x_touched USING (address)
+SELECT txid, vout FROM x_changed_pegs WHERE side = 'pegout'
+UNION SELECT txid, vout FROM analysed_pegouts SEMI JOIN x_attr_changed USING (address)
 UNION SELECT l.pegout_txid, l.pegout_vout FROM a_links l SEMI JOIN x_dirty_pegins d ON d.txid = l.pegin_txid AND d.vout = l.pegin_vout;
 
 -- Every address a dirty peg shows, and those whose attribution changed.
