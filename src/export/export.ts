@@ -187,7 +187,6 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
 async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, opts: TreeOptions): Promise<QueryDocumentsResult> {
   const { step } = opts;
   await db.exec(ATTRIBUTION);
-  await db.exec(FOLLOW_HOPS);
   await db.exec(KEYS);
   await db.exec(loadPreviousAttribution(opts.floor >= 0 ? join(opts.previous!.dir, ATTRIBUTION_INDEX) : null));
   await db.exec(loadPreviousPegs(opts.previousPegs));
@@ -198,6 +197,7 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, op
   const which = opts.floor < 0 ? 'every document'
     : `the documents of ${opts.previousPegs ? 'changed pegs' : 'every peg'} above height ${opts.floor} and of addresses whose attribution changed`;
   opts.log(`rendering ${dirty} of ${keys} documents: ${which}`);
+  await db.exec(FOLLOW_HOPS);
   await db.exec(NODES);
   await writeEndpointDocuments(db, writer, stamp);
   await writeSeries(db, writer, stamp);

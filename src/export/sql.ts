@@ -27,7 +27,7 @@ export const WORK_TABLES = [
   // export.ts: one kind's documents, every document of this release and of the previous one,
   // those unchanged since, those to fetch.
   'x_doc', 'x_docs', 'x_prev_docs', 'x_unchanged', 'x_fetch',
-  // follow-hops.sql: every follow chain's hops; range-docs.sql and export.ts: one kind's documents and block aliases on their way into range files.
+  // follow-hops.sql: the hops of the follow chains to render; range-docs.sql and export.ts: one kind's documents and block aliases on their way into range files.
   'x_follow_hops', 'x_range_docs', 'x_range_aliases',
   // range-writer.ts: the ranges whose bytes changed.
   'x_range_todo',

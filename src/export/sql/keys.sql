@@ -2,7 +2,7 @@
 -- rendered: x_addresses (funders of peg-ins and peg-out destinations),
 -- x_address_pegins, and x_keys (kind, q) for trace, address, follow,
 -- follow_chain (chains longer than the default depth) and block. Needs the
--- analysed_* views and follow-hops.sql.
+-- analysed_* views.
 CREATE OR REPLACE TEMP TABLE x_addresses AS
 SELECT address FROM analysed_pegin_inputs WHERE address IS NOT NULL
 UNION
@@ -19,5 +19,5 @@ UNION ALL SELECT 'trace', txid FROM (SELECT DISTINCT txid FROM analysed_pegins)
 UNION ALL SELECT 'trace', txid FROM (SELECT DISTINCT txid FROM analysed_pegouts)
 UNION ALL SELECT 'address', address FROM x_addresses
 UNION ALL SELECT 'follow', address FROM x_addresses
-UNION ALL SELECT 'follow_chain', start_address FROM x_follow_hops WHERE len(hops) > {{follow_default_depth}}
+UNION ALL SELECT 'follow_chain', start_address FROM a_follow GROUP BY start_address HAVING count(*) > {{follow_default_depth}}
 UNION ALL SELECT 'block', height::VARCHAR FROM analysed_blocks WHERE pegin_count + pegout_count > 0;
