@@ -190,8 +190,11 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, op
   await db.exec(KEYS);
   await db.exec(loadPreviousAttribution(opts.floor >= 0 ? join(opts.previous!.dir, ATTRIBUTION_INDEX) : null));
   await db.exec(loadPreviousPegs(opts.previousPegs));
-  // A macro, not a parameter: the script's statements all read it.
-  await db.exec(`CREATE OR REPLACE TEMP MACRO dirty_floor() AS ${Math.trunc(opts.floor)}`);
+  const horizon = opts.state.horizon_blocks;
+  // Blocks at or below it are final: unless the chain reorganises, the next export's floor.
+  const finalUpTo = horizon === null ? -1 : stamp.as_of_height - 2 * horizon;
+  // Macros, not parameters: the script's statements all read them.
+  await db.exec(`CREATE OR REPLACE TEMP MACRO dirty_floor() AS ${Math.trunc(opts.floor)}; CREATE OR REPLACE TEMP MACRO next_floor() AS ${Math.trunc(finalUpTo)}`);
   await db.exec(DIRTY);
   const { dirty, keys } = (await db.one<{ dirty: bigint; keys: bigint }>(DIRTY_COUNTS))!;
   const which = opts.floor < 0 ? 'every document'
@@ -202,9 +205,6 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, op
   await writeEndpointDocuments(db, writer, stamp);
   await writeSeries(db, writer, stamp);
   await step('endpoints');
-  const horizon = opts.state.horizon_blocks;
-  // Blocks at or below it are final: unless the chain reorganises, the next export's floor.
-  const finalUpTo = horizon === null ? -1 : stamp.as_of_height - 2 * horizon;
   const dumpOptions: DumpOptions = {
     finalUpTo,
     carryUpTo: opts.floor,
@@ -224,14 +224,14 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, op
   await writer.put('nginx.conf', nginxSnippet());
   await db.exec(`COPY (SELECT * FROM x_attr_now ORDER BY address) TO ${sqlString(await writer.pathFor(ATTRIBUTION_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
   await writer.adopt(ATTRIBUTION_INDEX);
-  await db.exec(`COPY (${PEGS_INDEX_ROWS}) TO ${sqlString(await writer.pathFor(PEGS_INDEX))} (FORMAT parquet, COMPRESSION zstd)`, [finalUpTo]);
+  await db.exec(`COPY (${PEGS_INDEX_ROWS}) TO ${sqlString(await writer.pathFor(PEGS_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
   await writer.adopt(PEGS_INDEX);
   await writer.put(STATE_PATH, json({ ...opts.state, prefix_lengths: documents.value.ranges && rangeLengths(documents.value.ranges) }));
   return documents.value;
 }
 
-/** The peg digests the next export compares (data/pegs.parquet); $1 = its floor unless the chain reorganises. */
-const PEGS_INDEX_ROWS = exportSql('pegs-index');
+/** The digests of the pegs the next export will ask about (data/pegs.parquet, dirty.sql). */
+const PEGS_INDEX_ROWS = 'SELECT side, txid, vout, digest FROM x_peg_digests SEMI JOIN x_next_pegs USING (side, txid, vout) ORDER BY side, txid, vout';
 
 /** The previous release's dump files, which final partitions are carried over from. */
 const PREVIOUS_DUMPS = "SELECT path, size, sha256 FROM x_prev_files WHERE starts_with(path, 'dumps/')";

@@ -7,44 +7,56 @@
 -- release recorded or there is none (x_prev_pegs; empty after a reorg, so
 -- every such peg counts as changed). Other pegs' figures are final, and
 -- change only through what documents show of addresses: attribution and
--- clusters, compared with the previous release's (x_prev_attr). The sets are supersets: a document rendered again with the
--- same bytes keeps its stamp and its file. Needs keys.sql and attribution.sql.
+-- clusters, compared with the previous release's (x_prev_attr). The sets
+-- are supersets: a document rendered again with the same bytes keeps its
+-- stamp and its file. Needs keys.sql and attribution.sql.
 
--- The pegs that may have changed: those above the floor, and every peg of
--- an address one of them funds or pays (address reuse, which scores count
--- over all time, reaches back below the floor).
-CREATE OR REPLACE TEMP TABLE x_window_addresses AS
-SELECT address FROM analysed_pegin_inputs WHERE height > dirty_floor() AND address IS NOT NULL
-UNION SELECT address FROM analysed_pegouts WHERE height > dirty_floor() AND address IS NOT NULL;
+-- The pegs in question once the chain grows above height f: those above it,
+-- and every peg of an address one of them funds or pays (address reuse,
+-- which scores count over all time, reaches back below f).
+CREATE OR REPLACE TEMP MACRO pegs_in_question(f) AS TABLE
+WITH addresses AS (
+  SELECT address FROM analysed_pegin_inputs WHERE height > f AND address IS NOT NULL
+  UNION SELECT address FROM analysed_pegouts WHERE height > f AND address IS NOT NULL
+)
+SELECT 'pegin' AS side, txid, vout FROM analysed_pegins WHERE height > f
+UNION SELECT 'pegin', txid, vout FROM x_address_pegins SEMI JOIN addresses USING (address)
+UNION SELECT 'pegout', txid, vout FROM analysed_pegouts WHERE height > f
+UNION SELECT 'pegout', txid, vout FROM analysed_pegouts SEMI JOIN addresses USING (address);
 
-CREATE OR REPLACE TEMP TABLE x_maybe_pegs AS
-SELECT 'pegin' AS side, txid, vout FROM analysed_pegins WHERE height > dirty_floor()
-UNION SELECT 'pegin', txid, vout FROM x_address_pegins SEMI JOIN x_window_addresses USING (address)
-UNION SELECT 'pegout', txid, vout FROM analysed_pegouts WHERE height > dirty_floor()
-UNION SELECT 'pegout', txid, vout FROM analysed_pegouts SEMI JOIN x_window_addresses USING (address);
+-- This export's, and the next one's unless the chain reorganises (their
+-- digests go into data/pegs.parquet, next_floor() is this height minus twice
+-- the horizon).
+CREATE OR REPLACE TEMP TABLE x_maybe_pegs AS FROM pegs_in_question(dirty_floor());
+CREATE OR REPLACE TEMP TABLE x_next_pegs AS FROM pegs_in_question(next_floor());
 
--- What each of them shows besides its transaction and attribution: its
--- height, its score and its links, every column, as one md5.
+-- What a peg shows besides its transaction and attribution: its height, its
+-- score and its links, every column, as one md5. Only for the pegs there is
+-- a previous digest to compare with, and those the next export will ask about.
 CREATE OR REPLACE TEMP TABLE x_peg_digests AS
-WITH pegin_links AS (
+WITH pegs AS (
+  SELECT side, txid, vout FROM x_maybe_pegs SEMI JOIN x_prev_pegs USING (side, txid, vout)
+  UNION SELECT side, txid, vout FROM x_next_pegs
+), pegin_links AS (
   SELECT pegin_txid AS txid, pegin_vout AS vout, string_agg(l::VARCHAR, ',' ORDER BY pegout_txid, pegout_vout) AS links
-  FROM a_links l SEMI JOIN x_maybe_pegs m ON m.side = 'pegin' AND m.txid = l.pegin_txid AND m.vout = l.pegin_vout
+  FROM a_links l SEMI JOIN pegs m ON m.side = 'pegin' AND m.txid = l.pegin_txid AND m.vout = l.pegin_vout
   GROUP BY pegin_txid, pegin_vout
 ), pegout_links AS (
   SELECT pegout_txid AS txid, pegout_vout AS vout, string_agg(l::VARCHAR, ',' ORDER BY pegin_txid, pegin_vout) AS links
-  FROM a_links l SEMI JOIN x_maybe_pegs m ON m.side = 'pegout' AND m.txid = l.pegout_txid AND m.vout = l.pegout_vout
+  FROM a_links l SEMI JOIN pegs m ON m.side = 'pegout' AND m.txid = l.pegout_txid AND m.vout = l.pegout_vout
   GROUP BY pegout_txid, pegout_vout
 )
-SELECT 'pegin' AS side, p.txid, p.vout, p.height, md5(concat_ws('|', p.height, s::VARCHAR, l.links)) AS digest
+SELECT 'pegin' AS side, p.txid, p.vout, md5(concat_ws('|', p.height, s::VARCHAR, l.links)) AS digest
 FROM analysed_pegins p LEFT JOIN a_pegin_scores s USING (txid, vout) LEFT JOIN pegin_links l USING (txid, vout)
-SEMI JOIN x_maybe_pegs m ON m.side = 'pegin' AND m.txid = p.txid AND m.vout = p.vout
+SEMI JOIN pegs m ON m.side = 'pegin' AND m.txid = p.txid AND m.vout = p.vout
 UNION ALL
-SELECT 'pegout', o.txid, o.vout, o.height, md5(concat_ws('|', o.height, s::VARCHAR, l.links))
+SELECT 'pegout', o.txid, o.vout, md5(concat_ws('|', o.height, s::VARCHAR, l.links))
 FROM analysed_pegouts o LEFT JOIN a_pegout_scores s USING (txid, vout) LEFT JOIN pegout_links l USING (txid, vout)
-SEMI JOIN x_maybe_pegs m ON m.side = 'pegout' AND m.txid = o.txid AND m.vout = o.vout;
+SEMI JOIN pegs m ON m.side = 'pegout' AND m.txid = o.txid AND m.vout = o.vout;
 
 CREATE OR REPLACE TEMP TABLE x_changed_pegs AS
-SELECT side, txid, vout FROM x_peg_digests ANTI JOIN x_prev_pegs USING (side, txid, vout, digest);
+SELECT side, txid, vout FROM x_maybe_pegs
+ANTI JOIN (FROM x_peg_digests JOIN x_prev_pegs USING (side, txid, vout, digest)) USING (side, txid, vout);
 
 -- What documents show of each address: its attribution and its cluster.
 CREATE OR REPLACE TEMP TABLE x_attr_now AS
