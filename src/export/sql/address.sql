@@ -16,4 +16,3 @@ SEMI JOIN x_dirty_keys k ON k.kind = 'address' AND k.q = a.address
 LEFT JOIN x_attribution attr ON attr.address = a.address
 LEFT JOIN funded f ON f.address = a.address
 LEFT JOIN received r ON r.address = a.address
-ORDER BY q

@@ -12,4 +12,3 @@ FROM analysed_blocks b
 LEFT JOIN bi ON bi.height = b.height
 LEFT JOIN bo ON bo.height = b.height
 WHERE b.pegin_count + b.pegout_count > 0 AND b.height::VARCHAR IN (SELECT q FROM x_dirty_keys WHERE kind = 'block')
-ORDER BY b.height

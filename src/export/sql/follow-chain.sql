@@ -8,4 +8,3 @@ SELECT h.start_address AS q, true AS has_file, to_json({
 FROM x_follow_hops h
 SEMI JOIN x_dirty_keys k ON k.kind = 'follow_chain' AND k.q = h.start_address
 WHERE len(h.hops) > {{follow_default_depth}}
-ORDER BY q

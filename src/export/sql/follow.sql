@@ -9,4 +9,3 @@ SELECT a.address AS q, true AS has_file, to_json({
 FROM x_addresses a
 SEMI JOIN x_dirty_keys k ON k.kind = 'follow' AND k.q = a.address
 LEFT JOIN x_follow_hops h ON h.start_address = a.address
-ORDER BY q

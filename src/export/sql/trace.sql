@@ -32,4 +32,3 @@ UNION ALL
 SELECT txid AS q, true, '{"query":' || to_json(txid) || ',"type":"pegout_tx","attribution":null,"cluster":null,"pegins":[],"pegouts":'
   || json_array(string_agg(node, ',' ORDER BY vout)) || '}'
 FROM x_pegout_nodes WHERE txid IN (SELECT q FROM x_dirty_keys WHERE kind = 'trace') GROUP BY txid
-ORDER BY q
