@@ -133,4 +133,20 @@ describe('incremental export across a reorg', () => {
       db.close();
     }
   }, 300_000);
+
+  it('builds on a release without peg digests (an earlier pegscope) by rendering every peg above the floor', async () => {
+    const rec = loadRecording();
+    const db = await Db.open(join(work, 'upgrade.duckdb'));
+    try {
+      await scanChain(db, fixtureSource(rec, finalChain(rec)).source);
+      await analyze(db, { now: 1_700_000_000, horizon: 40 });
+      const before = await exportBoth(db, 'upgrade', 'ranges');
+      rmSync(join(before.incremental.dir, 'data/pegs.parquet'));
+      await analyze(db, { now: 1_700_000_100, horizon: 40 });
+      const after = await exportBoth(db, 'upgrade', 'ranges');
+      expect(after.floor).toMatch(/: the documents of every peg above height \d+/);
+    } finally {
+      db.close();
+    }
+  }, 300_000);
 });

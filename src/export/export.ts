@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isValidAddress } from '../domain/address.js';
@@ -141,7 +142,9 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
   const checkpoints = checkpointHeights(stamp.as_of_height).filter((height) => hashes.has(height)).map((height) => [height, hashes.get(height)!] as [number, string]);
   // Stamps come from the previous release either way; only an incremental export renders just what may have changed.
   const floor = incremental ? dirtyFloor(previousState, basis, (height) => hashes.get(height)) : -1;
-  const previousPegs = floor >= 0 && extendsPrevious(previousState!, basis, (height) => hashes.get(height)) ? join(previous!, PEGS_INDEX) : null;
+  // A release of an earlier pegscope may lack the digests: then every peg above the floor is rendered.
+  const previousPegs = floor >= 0 && extendsPrevious(previousState!, basis, (height) => hashes.get(height)) && existsSync(join(previous!, PEGS_INDEX))
+    ? join(previous!, PEGS_INDEX) : null;
   const tree: TreeOptions = {
     log, layout, budget: opts.hostBudget ?? DEFAULT_HOST_BUDGET, progress, step, floor, previousPegs, dumpPartitionBlocks: opts.dumpPartitionBlocks,
     previous: previous ? { dir: previous, state: previousState } : null,
