@@ -115,38 +115,38 @@ describe.each<Layout>(['ranges', 'files'])('incremental export (%s layout)', (la
   }, 600_000);
 });
 
+/** Both sites of `name` after exporting the regtest recording's `chain` (analysed with a 40-block horizon), then `next`, with the database. */
+async function exportRecording(name: string, chain: 'orphan' | 'final', next: (db: Db, first: Sites) => Promise<Sites>): Promise<Sites> {
+  const rec = loadRecording();
+  const db = await Db.open(join(work, `${name}.duckdb`));
+  try {
+    await scanChain(db, fixtureSource(rec, chain === 'orphan' ? orphanChain(rec) : finalChain(rec)).source);
+    await analyze(db, { now: 1_700_000_000, horizon: 40 });
+    return await next(db, await exportBoth(db, name, 'ranges'));
+  } finally {
+    db.close();
+  }
+}
+
 describe('incremental export across a reorg', () => {
   it('gives the full export\'s tree after a reorg of 4 blocks replaced a peg-out (regtest recording)', async () => {
-    const rec = loadRecording();
-    const db = await Db.open(join(work, 'reorg.duckdb'));
-    try {
-      await scanChain(db, fixtureSource(rec, orphanChain(rec)).source);
-      await analyze(db, { now: 1_700_000_000, horizon: 40 });
-      await exportBoth(db, 'reorg', 'ranges');
+    const after = await exportRecording('reorg', 'orphan', async (db) => {
+      const rec = loadRecording();
       const scanned = await scanChain(db, fixtureSource(rec, finalChain(rec)).source);
       expect(scanned.reorgDepth).toBe(4);
       await analyze(db, { now: 1_700_000_100, horizon: 40 });
-      const after = await exportBoth(db, 'reorg', 'ranges');
-      // The chain the previous release showed is gone: its peg digests say nothing, every peg above the floor is rendered.
-      expect(after.floor).toMatch(/: the documents of every peg above height \d+/);
-    } finally {
-      db.close();
-    }
+      return exportBoth(db, 'reorg', 'ranges');
+    });
+    // The chain the previous release showed is gone: its peg digests say nothing, every peg above the floor is rendered.
+    expect(after.floor).toMatch(/: the documents of every peg above height \d+/);
   }, 300_000);
 
   it('builds on a release without peg digests (an earlier pegscope) by rendering every peg above the floor', async () => {
-    const rec = loadRecording();
-    const db = await Db.open(join(work, 'upgrade.duckdb'));
-    try {
-      await scanChain(db, fixtureSource(rec, finalChain(rec)).source);
-      await analyze(db, { now: 1_700_000_000, horizon: 40 });
-      const before = await exportBoth(db, 'upgrade', 'ranges');
+    const after = await exportRecording('upgrade', 'final', async (db, before) => {
       rmSync(join(before.incremental.dir, 'data/pegs.parquet'));
       await analyze(db, { now: 1_700_000_100, horizon: 40 });
-      const after = await exportBoth(db, 'upgrade', 'ranges');
-      expect(after.floor).toMatch(/: the documents of every peg above height \d+/);
-    } finally {
-      db.close();
-    }
+      return exportBoth(db, 'upgrade', 'ranges');
+    });
+    expect(after.floor).toMatch(/: the documents of every peg above height \d+/);
   }, 300_000);
 });
