@@ -23,6 +23,7 @@
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { analyze } from '../src/analysis/analyze.js';
 import { createSimSource, presetRates, SIM_PRESET_NAMES, type SimPresetName } from '../src/chain/sim/index.js';
 import { exportRelease, type ExportResult } from '../src/export/export.js';
@@ -189,19 +190,16 @@ async function benchPreset(preset: SimPresetName, seed: number, dir: string, one
   rmSync(work, { recursive: true, force: true });
 }
 async function main(argv: string[]): Promise<void> {
-  let presets: SimPresetName[] = ['mainnet', 'x10'];
-  let seed = 7;
-  let dir = BENCH;
-  let oneFull = false;
-  for (let i = 0; i < argv.length; i += 2) {
-    if (argv[i] === '--one-full') {
-      oneFull = true;
-      i--;
-    } else if (argv[i] === '--presets') presets = argv[i + 1]!.split(',') as SimPresetName[];
-    else if (argv[i] === '--seed') seed = Number(argv[i + 1]);
-    else if (argv[i] === '--dir') dir = argv[i + 1]!;
-    else throw new Error(`unknown option ${argv[i]}; allowed: --presets ${SIM_PRESET_NAMES.join(',')} --seed N --dir DIR --one-full`);
-  }
+  const { values } = parseArgs({
+    args: argv,
+    options: { presets: { type: 'string', default: 'mainnet,x10' }, seed: { type: 'string', default: '7' }, dir: { type: 'string', default: BENCH }, 'one-full': { type: 'boolean', default: false } },
+  });
+  const presets = values.presets.split(',') as SimPresetName[];
+  const unknown = presets.filter((p) => !SIM_PRESET_NAMES.includes(p));
+  if (unknown.length > 0) throw new Error(`unknown preset ${unknown.join(', ')}; allowed: ${SIM_PRESET_NAMES.join(', ')}`);
+  const seed = Number(values.seed);
+  const { dir } = values;
+  const oneFull = values['one-full'];
   mkdirSync(BENCH, { recursive: true });
   mkdirSync(dir, { recursive: true });
   console.log(`working in ${dir}`);

@@ -5,9 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Db } from '../src/store/db.js';
 import { exportRelease } from '../src/export/export.js';
-import { analyze } from '../src/analysis/analyze.js';
 import { createSimSource } from '../src/chain/sim/index.js';
-import { scanChain } from '../src/store/scan.js';
 import { analysedDb, expectSameTree, isComplete, scanAndAnalyze } from './helpers/export-pipeline.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pegscope-crash-'));
@@ -117,17 +115,13 @@ describe('a kill in the middle of an export', () => {
     const file = join(work, 'incremental.duckdb');
     const db = await Db.open(file);
     const source = createSimSource({ preset: 'tiny', seed: 6, worker: false });
-    const advance = async (to: number, now: number): Promise<void> => {
-      await scanChain(db, source, { to });
-      await analyze(db, { now, horizon: 150 });
-    };
     const both = async (handle: Db) => [
       await exportRelease(handle, { outDir: out }),
       await exportRelease(handle, { outDir: ref, incremental: false }),
     ] as const;
-    await advance(2_000, 1_800_000_000);
+    await scanAndAnalyze(db, source, 2_000, 1_800_000_000, 150);
     const [first] = await both(db);
-    await advance(2_050, 1_800_007_500);
+    await scanAndAnalyze(db, source, 2_050, 1_800_007_500, 150);
     await source.close();
     db.close();
 

@@ -10,7 +10,7 @@ import { exportRelease, type ExportOptions, type ExportResult } from '../src/exp
 import type { Layout } from '../src/export/ranges.js';
 import { NO_HOST_BUDGET } from '../src/export/ranges.js';
 import { currentRelease } from '../src/export/publish.js';
-import { expectSameTree } from './helpers/export-pipeline.js';
+import { expectSameTree, scanAndAnalyze } from './helpers/export-pipeline.js';
 import { finalChain, fixtureSource, loadRecording, orphanChain } from './helpers/fixture-source.js';
 
 /**
@@ -64,10 +64,7 @@ describe.each<Layout>(['ranges', 'files'])('incremental export (%s layout)', (la
   let db: Db;
   let source: SimSource;
   const now = 1_800_000_000;
-  const advance = async (to: number, at: number): Promise<void> => {
-    await scanChain(db, source, { to });
-    await analyze(db, { now: at, horizon: HORIZON });
-  };
+  const advance = (to: number, at: number): Promise<void> => scanAndAnalyze(db, source, to, at, HORIZON);
 
   beforeAll(async () => {
     db = await Db.open(join(work, `${layout}.duckdb`));

@@ -141,10 +141,11 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
   const hashes = new Map((await db.all<{ height: number; hash: string }>(CHECKPOINTS, [JSON.stringify(heights)])).map((c) => [c.height, c.hash]));
   const checkpoints = checkpointHeights(stamp.as_of_height).filter((height) => hashes.has(height)).map((height) => [height, hashes.get(height)!] as [number, string]);
   // Stamps come from the previous release either way; only an incremental export renders just what may have changed.
-  const floor = incremental ? dirtyFloor(previousState, basis, (height) => hashes.get(height)) : -1;
+  const hashAt = (height: number): string | undefined => hashes.get(height);
+  const floor = incremental ? dirtyFloor(previousState, basis, hashAt) : -1;
   // A release of an earlier pegscope may lack the digests: then every peg above the floor is rendered.
-  const previousPegs = floor >= 0 && extendsPrevious(previousState!, basis, (height) => hashes.get(height)) && existsSync(join(previous!, PEGS_INDEX))
-    ? join(previous!, PEGS_INDEX) : null;
+  const pegsIndex = previous && join(previous, PEGS_INDEX);
+  const previousPegs = floor >= 0 && extendsPrevious(previousState!, basis, hashAt) && existsSync(pegsIndex!) ? pegsIndex : null;
   const tree: TreeOptions = {
     log, layout, budget: opts.hostBudget ?? DEFAULT_HOST_BUDGET, progress, step, floor, previousPegs, dumpPartitionBlocks: opts.dumpPartitionBlocks,
     previous: previous ? { dir: previous, state: previousState } : null,

@@ -16,9 +16,9 @@ export async function analysedDb(path: string, seed: number, to: number, now: nu
   return { db, source };
 }
 
-export async function scanAndAnalyze(db: Db, source: SimSource, to: number, now: number): Promise<void> {
+export async function scanAndAnalyze(db: Db, source: SimSource, to: number, now: number, horizon?: number): Promise<void> {
   await scanChain(db, source, { to });
-  await analyze(db, { now });
+  await analyze(db, { now, horizon });
 }
 
 /** Curated labels whose entity names a spreadsheet would run as formulas. */
