@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Db } from '../src/store/db.js';
-import { exportRelease } from '../src/export/export.js';
+import { exportRelease, type ExportOptions } from '../src/export/export.js';
 import { createSimSource } from '../src/chain/sim/index.js';
 import { analysedDb, expectSameTree, isComplete, scanAndAnalyze } from './helpers/export-pipeline.js';
 
@@ -12,6 +12,12 @@ const work = mkdtempSync(join(tmpdir(), 'pegscope-crash-'));
 const CHILD = join(import.meta.dirname, 'helpers', 'export-child.ts');
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** An export as `options` say, then the same database into `reference` with every file rewritten. */
+const exportWithReference = async (db: Db, options: ExportOptions, reference: string) => [
+  await exportRelease(db, options),
+  await exportRelease(db, { outDir: reference, incremental: false }),
+] as const;
 
 /** current's target, and whether it is complete. */
 function checkCurrent(dir: string): { target: string; complete: boolean } {
@@ -84,10 +90,7 @@ describe('a kill in the middle of an export', () => {
     const ref = join(work, 'reference');
     const file = join(work, 'recycle.duckdb');
     const { db, source } = await analysedDb(file, 5, 2_000, 1_800_000_000);
-    const both = async (handle: Db) => [
-      await exportRelease(handle, { outDir: out, keep: 2 }),
-      await exportRelease(handle, { outDir: ref, incremental: false }),
-    ] as const;
+    const both = (handle: Db) => exportWithReference(handle, { outDir: out, keep: 2 }, ref);
     await both(db);
     await scanAndAnalyze(db, source, 2_100, 1_800_015_000);
     const [second] = await both(db);
@@ -115,10 +118,7 @@ describe('a kill in the middle of an export', () => {
     const file = join(work, 'incremental.duckdb');
     const db = await Db.open(file);
     const source = createSimSource({ preset: 'tiny', seed: 6, worker: false });
-    const both = async (handle: Db) => [
-      await exportRelease(handle, { outDir: out }),
-      await exportRelease(handle, { outDir: ref, incremental: false }),
-    ] as const;
+    const both = (handle: Db) => exportWithReference(handle, { outDir: out }, ref);
     await scanAndAnalyze(db, source, 2_000, 1_800_000_000, 150);
     const [first] = await both(db);
     await scanAndAnalyze(db, source, 2_050, 1_800_007_500, 150);
