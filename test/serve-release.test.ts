@@ -147,6 +147,20 @@ describe('bounded caches (3.2)', () => {
     expect(sizes.answers.entries).toBeGreaterThan(0);
   });
 
+  it('distinct privacy amounts do not push cached answers out', async () => {
+    const { base } = await serve({ cacheLimits: limits });
+    expect((await get(base, '/api/stats')).status).toBe(200);
+    expect(server!.cacheSizes().answers.entries).toBe(1);
+    for (let i = 1; i <= 100; i++) {
+      const res = await get(base, `/api/privacy?amount=1.${String(i).padStart(8, '0')}`);
+      expect(res.status).toBe(200);
+      expect(res.headers['cache-control']).toMatch(/max-age=\d+/);
+      expect(res.headers.etag).toBeTruthy();
+    }
+    // Computed per request and sent with the same caching headers, but never kept: stats is still the one entry.
+    expect(server!.cacheSizes().answers.entries).toBe(1);
+  });
+
   it('every default limit is finite', () => {
     for (const [name, value] of Object.entries(DEFAULT_CACHE_LIMITS)) {
       if (typeof value === 'number') expect(Number.isFinite(value), name).toBe(true);

@@ -19,11 +19,15 @@ import type { Query, ValidRequest } from './validate.js';
 
 export type Reply =
   | { kind: 'file'; file: CachedFile; format: 'json' | 'csv'; filename?: string; cache: CachePolicy }
-  | { kind: 'json'; body: object; cache: CachePolicy }
+  | { kind: 'json'; body: object; cache: CachePolicy; keep?: false }
   | { kind: 'csv'; text: string; filename: string }
   | { kind: 'error'; status: number; message: string };
 
-/** `analysis`: valid until the next analysis run; `none`: computed per request (health). */
+/**
+ * `analysis`: valid until the next analysis run; `none`: computed per request (health).
+ * A reply with `keep: false` is still cacheable downstream but not kept in the
+ * router's answer cache: see privacy below.
+ */
 export type CachePolicy = 'analysis' | 'none';
 
 
@@ -37,8 +41,11 @@ export function answer(site: Site, release: Release, request: ValidRequest, now:
     case 'recommendations':
       return requiredFile(site, release, `api/${endpoint}.json`, 'json');
     case 'privacy': {
+      // Computed in microseconds for any of ~10^16 amounts: keeping each would let a stream of
+      // distinct amounts push every trace answer out, and promoting them all through the young
+      // generation doubled privacy's p99 under load (bench:serve).
       const privacy = privacyOf(release.amounts, values.amount as number, values.side as Side);
-      return { kind: 'json', body: { ...release.envelope, privacy }, cache: 'analysis' };
+      return { kind: 'json', body: { ...release.envelope, privacy }, cache: 'analysis', keep: false };
     }
     case 'trace':
       return trace(site, release, values.q as Query, format);

@@ -21,6 +21,8 @@ const COMMON_HEADERS: Readonly<Record<string, string>> = {
   'X-Content-Type-Options': 'nosniff',
 };
 
+const COMMON_HEAD: readonly string[] = Object.entries(COMMON_HEADERS).flat();
+
 export function setCommonHeaders(res: ServerResponse): void {
   for (const [name, value] of Object.entries(COMMON_HEADERS)) res.setHeader(name, value);
 }
@@ -145,7 +147,7 @@ export class PreparedBody {
 
 /** The headers every response carries, as a head prefix for PreparedBody. */
 export function commonHead(...more: string[]): HeadList {
-  return [...Object.entries(COMMON_HEADERS).flat(), ...more];
+  return [...COMMON_HEAD, ...more];
 }
 
 /** A prepared body, with `extra` headers (rate limit) after its own when there are any. */

@@ -251,8 +251,10 @@ class Router {
       : answer(site, release, r.request, this.now(), this.opts.staleAfterSeconds);
     const entry = this.cacheable(reply, release);
     if (!entry) return this.reply(req, res, reply);
-    const key = `${release.key}\n${target}`;
-    this.answers.set(key, entry, answerBytes(key, entry));
+    if (reply.kind !== 'json' || reply.keep !== false) {
+      const key = `${release.key}\n${target}`;
+      this.answers.set(key, entry, answerBytes(key, entry));
+    }
     sendPrepared(req, res, entry, rate);
   }
 
