@@ -236,21 +236,19 @@ class Router {
     const hit = published && this.answers.get(`${published.key}\n${target}`);
     if (hit) return sendPrepared(req, res, hit, rate);
 
-    setCommonHeaders(res);
-    for (let i = 0; rate && i < rate.length; i += 2) res.setHeader(rate[i]!, rate[i + 1]!);
     const r = route(target, site.network);
-    if (r.kind === 'error') return sendError(req, res, r.status, r.message);
+    if (r.kind === 'error') return sendError(req, withHeaders(res, rate), r.status, r.message);
     const release = published ?? site.current();
-    res.setHeader('X-Pegscope-Release', release.id);
-    if (r.kind === 'static') return this.sendStatic(req, res, site, release, r.rel);
-    if (r.kind === 'explorer') return this.sendExplorer(req, res, site, release, r);
+    if (r.kind === 'static') return this.sendStatic(req, withHeaders(res, rate, release), site, release, r.rel);
+    if (r.kind === 'explorer') return this.sendExplorer(req, withHeaders(res, rate, release), site, release, r);
 
     const reply: Reply = r.kind === 'file' ? requiredFile(site, release, r.rel, 'json')
       : r.kind === 'ranges' ? rangesIndex(site, release)
       : r.kind === 'range' ? rangeFile(site, release, r.range, r.prefix)
       : answer(site, release, r.request, this.now(), this.opts.staleAfterSeconds);
     const entry = this.cacheable(reply, release);
-    if (!entry) return this.reply(req, res, reply);
+    if (!entry) return this.reply(req, withHeaders(res, rate, release), reply);
+    // A prepared body carries the common and release headers in its head, so none are set on res first.
     if (reply.kind !== 'json' || reply.keep !== false) {
       const key = `${release.key}\n${target}`;
       this.answers.set(key, entry, answerBytes(key, entry));
@@ -319,6 +317,14 @@ class Router {
   private cacheControl(policy: CachePolicy): string {
     return policy === 'none' ? COMPUTED_CACHE_CONTROL : analysisCacheControl(this.cacheSeconds);
   }
+}
+
+/** Sets the headers every response carries, the rate limit's and the release's, for a reply without a prepared head. */
+function withHeaders(res: ServerResponse, rate: readonly string[] | null, release?: Release): ServerResponse {
+  setCommonHeaders(res);
+  for (let i = 0; rate && i < rate.length; i += 2) res.setHeader(rate[i]!, rate[i + 1]!);
+  if (release) res.setHeader('X-Pegscope-Release', release.id);
+  return res;
 }
 
 /** The RateLimit headers of a decision, or its 429. */
