@@ -131,3 +131,22 @@ describe('schema version', () => {
     expect(() => loadMigrations(gap)).toThrow('migration schema-004-third.sql should be numbered 003');
   });
 });
+
+describe('memory limit', () => {
+  const limit = async (db: Db): Promise<string> => (await db.one<{ l: string }>("SELECT current_setting('memory_limit') AS l"))!.l;
+
+  it('holds while the work runs and is put back after it, also when the work fails', async () => {
+    const db = await Db.open(':memory:');
+    try {
+      const before = await limit(db);
+      expect(await db.withMemoryLimit(300, () => limit(db))).toMatch(/^(300\.0 MB|286\.1 MiB)$/);
+      expect(await limit(db)).toBe(before);
+      await expect(db.withMemoryLimit(300, async () => { throw new Error('boom'); })).rejects.toThrow('boom');
+      expect(await limit(db)).toBe(before);
+      // Below the floor a statement could not run at all: the floor is used instead.
+      expect(await db.withMemoryLimit(1, () => limit(db))).toMatch(/^(256\.0 MB|244\.1 MiB)$/);
+    } finally {
+      db.close();
+    }
+  });
+});

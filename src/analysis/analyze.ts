@@ -83,36 +83,34 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
   const steps: { step: string; ms: number }[] = [];
   let clusterIterations = 0;
 
-  let result: { links: number; highConfidenceLinks: number; candidatePairs: number };
-  const memory = await db.one<{ limit: string }>("SELECT current_setting('memory_limit') AS limit");
-  await db.exec(`SET memory_limit = '${Math.max(256, Math.floor(opts.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB))}MB'`);
-  try {
-    await loadLabelCategories(db);
-    for (const step of STEPS) {
+  const result = await db.withMemoryLimit(opts.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB, async () => {
+    try {
+      await loadLabelCategories(db);
+      for (const step of STEPS) {
+        const started = performance.now();
+        await db.exec(bindSql(readSql(import.meta.url, `${step}.sql`), values));
+        if (step === '01_w_horizon') await fillHorizonCounts(db, params.tol, params.horizon_blocks);
+        if (step === '06_a_clusters') clusterIterations = await runClusters(db, values);
+        const ms = Math.round(performance.now() - started);
+        steps.push({ step, ms });
+        log(`analyze: ${step} ${ms} ms`);
+        await opts.onStep?.(step);
+      }
+      const counts = await db.one<{ links: bigint; high: bigint; pairs: bigint }>(
+        'SELECT count(*) AS links, count(*) FILTER (WHERE confidence >= $1) AS high, (SELECT count(*) FROM w_pairs) AS pairs FROM temp.main.a_links',
+        [HIGH_CONFIDENCE]);
       const started = performance.now();
-      await db.exec(bindSql(readSql(import.meta.url, `${step}.sql`), values));
-      if (step === '01_w_horizon') await fillHorizonCounts(db, params.tol, params.horizon_blocks);
-      if (step === '06_a_clusters') clusterIterations = await runClusters(db, values);
-      const ms = Math.round(performance.now() - started);
-      steps.push({ step, ms });
-      log(`analyze: ${step} ${ms} ms`);
-      await opts.onStep?.(step);
+      await publish(db, opts.onStep);
+      steps.push({ step: 'publish', ms: Math.round(performance.now() - started) });
+      return {
+        links: Number(counts?.links ?? 0),
+        highConfidenceLinks: Number(counts?.high ?? 0),
+        candidatePairs: Number(counts?.pairs ?? 0),
+      };
+    } finally {
+      await dropWorkTables(db);
     }
-    const counts = await db.one<{ links: bigint; high: bigint; pairs: bigint }>(
-      'SELECT count(*) AS links, count(*) FILTER (WHERE confidence >= $1) AS high, (SELECT count(*) FROM w_pairs) AS pairs FROM temp.main.a_links',
-      [HIGH_CONFIDENCE]);
-    result = {
-      links: Number(counts?.links ?? 0),
-      highConfidenceLinks: Number(counts?.high ?? 0),
-      candidatePairs: Number(counts?.pairs ?? 0),
-    };
-    const started = performance.now();
-    await publish(db, opts.onStep);
-    steps.push({ step: 'publish', ms: Math.round(performance.now() - started) });
-  } finally {
-    await dropWorkTables(db);
-    if (memory) await db.exec(`SET memory_limit = '${memory.limit.replace(/'/g, '')}'`);
-  }
+  });
   log(`analyze: as of height ${height}: ${result.links} links (${result.highConfidenceLinks} at confidence >= ${HIGH_CONFIDENCE})`);
   return { asOfHeight: height, updatedAt, ...result, clusterIterations, steps };
 }

@@ -46,6 +46,10 @@ export interface ExportOptions {
   incremental?: boolean;
   /** Blocks per dump partition (default PARTITION_BLOCKS); tests use small ones to get several partitions from a short chain. */
   dumpPartitionBlocks?: number;
+  /** DuckDB memory limit while exporting (it spills to disk beyond it); default EXPORT_MEMORY_LIMIT_MB. */
+  memoryLimitMb?: number;
+  /** Dirty documents of a kind rendered at once in the range layout (default RENDER_BATCH_DOCS); tests use small batches to get several from a short chain. */
+  renderBatchDocs?: number;
   progress?: Progress;
   log?: (line: string) => void;
   /**
@@ -76,6 +80,7 @@ interface TreeOptions {
   /** The previous release's peg digests, when this chain extends its chain (state.ts extendsPrevious); else every peg above the floor is rendered. */
   previousPegs: string | null;
   dumpPartitionBlocks: number | undefined;
+  renderBatchDocs: number;
   /** This release's state but its prefix lengths (decided while writing). */
   state: Omit<ExportState, 'prefix_lengths'>;
 }
@@ -113,11 +118,23 @@ const TOP_LINKS = exportSql('links');
 const TOP_AMOUNTS = exportSql('amounts');
 
 /**
+ * The export's DuckDB memory limit by default: x10 exports within it (its
+ * document batches, RENDER_BATCH_DOCS, are what make that possible; 1 GB is
+ * too little for the follow hops and peg nodes of a full x10 export), where
+ * DuckDB's own default, 80% of RAM, took 11 GB.
+ */
+const EXPORT_MEMORY_LIMIT_MB = 1536;
+
+/**
  * Writes a complete release of the static tree (SPEC §4) from the analysed
  * database and publishes it atomically: a kill at any point leaves `current`
  * on the previous complete release.
  */
-export async function exportRelease(db: Db, opts: ExportOptions): Promise<ExportResult> {
+export function exportRelease(db: Db, opts: ExportOptions): Promise<ExportResult> {
+  return db.withMemoryLimit(opts.memoryLimitMb ?? EXPORT_MEMORY_LIMIT_MB, () => writeRelease(db, opts));
+}
+
+async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> {
   const log = opts.log ?? (() => undefined);
   const progress = opts.progress ?? silentProgress;
   const stamp = await analysisStamp(db);
@@ -148,6 +165,7 @@ export async function exportRelease(db: Db, opts: ExportOptions): Promise<Export
   const previousPegs = floor >= 0 && extendsPrevious(previousState!, basis, hashAt) && existsSync(pegsIndex!) ? pegsIndex : null;
   const tree: TreeOptions = {
     log, layout, budget: opts.hostBudget ?? DEFAULT_HOST_BUDGET, progress, step, floor, previousPegs, dumpPartitionBlocks: opts.dumpPartitionBlocks,
+    renderBatchDocs: opts.renderBatchDocs ?? RENDER_BATCH_DOCS,
     previous: previous ? { dir: previous, state: previousState } : null,
     state: { format: EXPORT_FORMAT, ...basis, checkpoints },
   };
@@ -378,6 +396,7 @@ const PLAN_FETCH = exportSql('fetch-plan');
 const FETCH_PAGE = 'SELECT * EXCLUDE (rn, file_size, file_sha256) FROM x_fetch WHERE rn > $1 AND rn <= $2 ORDER BY rn';
 const RENDERED_FILES = exportSql('rendered-files');
 const RANGE_DOCS = exportSql('range-docs');
+const RANGE_DOCS_KEPT = exportSql('range-docs-kept');
 const CREATE_RANGE_DOCS = `CREATE OR REPLACE TEMP TABLE x_range_docs (prefix VARCHAR, q VARCHAR, part INTEGER, h VARCHAR, text VARCHAR, stamp_height INTEGER, stamp_time BIGINT);
   CREATE OR REPLACE TEMP TABLE x_range_aliases (prefix VARCHAR, alias VARCHAR, q VARCHAR)`;
 /** Every block hash into the range its sha256 names, with its height; $1 = the prefix length. */
@@ -435,19 +454,36 @@ async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: Analysi
 }
 
 /**
- * Renders one kind's dirty documents into x_doc and records every document
- * of the kind in x_docs (a rendered body unchanged, or one not rendered,
- * keeps its previous stamp); defines wrap_document for the kind's envelope.
+ * Dirty documents of a kind rendered at once in the range layout. The
+ * aggregations that build bodies hold a batch's pegs in memory and cannot
+ * spill; at x10 one batch of every trace document took more than 3 GB.
  */
-async function renderDocuments(db: Db, stamp: AnalysisStamp, doc: DocKind): Promise<void> {
-  await db.exec(docTable(exportSql(doc.query)));
-  await db.exec(RECORD_DOCS, [doc.kind, stamp.as_of_height, BigInt(stamp.updated_at)]);
+const RENDER_BATCH_DOCS = 100_000;
+const DIRTY_OF_KIND = 'SELECT count(*) AS n FROM x_dirty_keys WHERE kind = $1';
+/** x_render_keys, what the document queries render: batch $3 of $2 of one kind's ($1) dirty keys. */
+const RENDER_KEYS = 'CREATE OR REPLACE TEMP TABLE x_render_keys AS SELECT kind, q FROM x_dirty_keys WHERE kind = $1 AND hash(q) % $2::UBIGINT = $3::UBIGINT';
+
+/**
+ * Renders one kind's dirty documents into x_doc, `batchDocs` at a time,
+ * calling `eachBatch` after each, and records every document of the kind in
+ * x_docs (a rendered body unchanged, or one not rendered, keeps its previous
+ * stamp); defines wrap_document for the kind's envelope first.
+ */
+async function renderDocuments(db: Db, stamp: AnalysisStamp, doc: DocKind, batchDocs: number, eachBatch?: () => Promise<void>): Promise<void> {
+  await db.exec(wrapDocumentMacro(stamp.network, doc.key));
+  const dirty = Number((await db.one<{ n: bigint }>(DIRTY_OF_KIND, [doc.kind]))!.n);
+  const batches = Math.max(1, Math.ceil(dirty / batchDocs));
+  for (let batch = 0; batch < batches; batch++) {
+    await db.exec(RENDER_KEYS, [doc.kind, batches, batch]);
+    await db.exec(docTable(exportSql(doc.query)));
+    await db.exec(RECORD_DOCS, [doc.kind, stamp.as_of_height, BigInt(stamp.updated_at)]);
+    await eachBatch?.();
+  }
   await db.exec(CLEAN_DOCS, [doc.kind]);
   const counts = (await db.one<{ docs: bigint; keys: bigint }>(DOC_COUNTS, [doc.kind]))!;
   if (counts.docs !== counts.keys) {
     throw new Error(`export: ${counts.docs} ${doc.kind} documents for ${counts.keys} keys; the previous release's ${DOCS_INDEX} misses some. Please report this; deleting that file makes the next export render every document`);
   }
-  await db.exec(wrapDocumentMacro(stamp.network, doc.key));
 }
 
 /**
@@ -482,7 +518,8 @@ async function writeFilesLayout(db: Db, writer: ReleaseWriter, stamp: AnalysisSt
   ];
   const refused: number[] = [];
   for (const k of kinds) {
-    await renderDocuments(db, stamp, k);
+    // One batch: writeFiles plans over the whole kind in x_doc. This layout is for mirrors without file limits, not for x10.
+    await renderDocuments(db, stamp, k, Infinity);
     refused.push(await writeFiles(db, writer, stamp, k, opts));
     await opts.step(`documents:${k.kind}`);
   }
@@ -505,8 +542,8 @@ async function writeRangesLayout(db: Db, writer: ReleaseWriter, stamp: AnalysisS
   for (const kind of RANGE_KINDS) {
     await db.exec(CREATE_RANGE_DOCS);
     for (const { doc, part } of RANGE_SOURCES[kind]) {
-      await renderDocuments(db, stamp, doc);
-      await db.exec(RANGE_DOCS, [doc.kind, part, lengths[kind]]);
+      await renderDocuments(db, stamp, doc, opts.renderBatchDocs, () => db.exec(RANGE_DOCS, [doc.kind, part, lengths[kind]]));
+      await db.exec(RANGE_DOCS_KEPT, [doc.kind, part, lengths[kind]]);
     }
     if (kind === 'block') await db.exec(RANGE_ALIASES, [lengths[kind]]);
     layout[kind] = { prefix_length: lengths[kind], hash: RANGE_HASH, documents: counts[kind] };

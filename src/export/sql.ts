@@ -22,6 +22,8 @@ export const WORK_TABLES = [
   // dirty.sql: what changed since the previous release (x_prev_pegs, x_prev_attr are its digests and attribution), what to render and the pegs that shows.
   'x_prev_pegs', 'x_maybe_pegs', 'x_next_pegs', 'x_peg_digests', 'x_changed_pegs', 'x_prev_attr', 'x_attr_now', 'x_attr_changed', 'x_touched', 'x_dirty_pegins', 'x_dirty_pegouts', 'x_dirty_addresses',
   'x_dirty_keys', 'x_need_pegins', 'x_need_pegouts',
+  // export.ts: the batch of dirty keys the document queries render.
+  'x_render_keys',
   // nodes.sql: peg-in/peg-out nodes, shared by the document queries.
   'x_pegin_inputs', 'x_pegin_links', 'x_pegout_links', 'x_pegin_nodes', 'x_pegout_nodes',
   // export.ts: one kind's documents, every document of this release and of the previous one,

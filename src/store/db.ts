@@ -80,11 +80,17 @@ export class DbConnection {
   }
 }
 
+/** Below this DuckDB cannot hold the working set of a single statement. */
+export const MIN_MEMORY_LIMIT_MB = 256;
+
 /**
  * One open pegscope database: a DuckDB file (or :memory:) at this pegscope's
  * schema version (schema.ts). The only code that touches the DuckDB driver.
  */
 export class Db {
+  /** The memory limit withMemoryLimit set; null: DuckDB's default. */
+  private memoryLimitMb: number | null = null;
+
   private constructor(readonly path: string, private readonly instance: DuckDBInstance, private readonly conn: DuckDBConnection) {}
 
   static async open(path: string): Promise<Db> {
@@ -111,6 +117,23 @@ export class Db {
 
   async exec(sql: string, params?: SqlParams): Promise<void> {
     await this.conn.run(sql, params as Record<string, DuckDBValue>);
+  }
+
+  /**
+   * Runs `work` with DuckDB's memory limit at `mb` (it spills to disk beyond
+   * it), then puts the previous limit back.
+   */
+  async withMemoryLimit<T>(mb: number, work: () => Promise<T>): Promise<T> {
+    // Kept here, not read back: DuckDB reports the limit rounded ("18.7 GiB"), and its default is a RESET.
+    const previous = this.memoryLimitMb;
+    this.memoryLimitMb = Math.max(MIN_MEMORY_LIMIT_MB, Math.floor(mb));
+    await this.exec(`SET memory_limit = '${this.memoryLimitMb}MB'`);
+    try {
+      return await work();
+    } finally {
+      this.memoryLimitMb = previous;
+      await this.exec(previous === null ? 'RESET memory_limit' : `SET memory_limit = '${previous}MB'`);
+    }
   }
 
   /** Rows as plain objects; BIGINT columns come back as bigint. */

@@ -1,9 +1,12 @@
--- block documents (SPEC §3): rows (q = the height, has_file, hash, body) for every block with pegs to render (x_dirty_keys). Needs nodes.sql.
-WITH bi AS (
-  SELECT height, string_agg(node, ',' ORDER BY txid, vout) AS nodes FROM x_pegin_nodes GROUP BY height
+-- block documents (SPEC §3): rows (q = the height, has_file, hash, body) for every block with pegs in this batch (x_render_keys). Needs nodes.sql.
+WITH heights AS (
+  SELECT q::INTEGER AS height FROM x_render_keys WHERE kind = 'block'
+),
+bi AS (
+  SELECT height, string_agg(node, ',' ORDER BY txid, vout) AS nodes FROM x_pegin_nodes SEMI JOIN heights USING (height) GROUP BY height
 ),
 bo AS (
-  SELECT height, string_agg(node, ',' ORDER BY txid, vout) AS nodes FROM x_pegout_nodes GROUP BY height
+  SELECT height, string_agg(node, ',' ORDER BY txid, vout) AS nodes FROM x_pegout_nodes SEMI JOIN heights USING (height) GROUP BY height
 )
 SELECT b.height::VARCHAR AS q, true AS has_file, b.hash, json_extend(to_json({
   'height': b.height, 'hash': b.hash, 'time': b.time, 'supply': coin_json(b.supply)})::VARCHAR,
@@ -11,4 +14,5 @@ SELECT b.height::VARCHAR AS q, true AS has_file, b.hash, json_extend(to_json({
 FROM analysed_blocks b
 LEFT JOIN bi ON bi.height = b.height
 LEFT JOIN bo ON bo.height = b.height
-WHERE b.pegin_count + b.pegout_count > 0 AND b.height::VARCHAR IN (SELECT q FROM x_dirty_keys WHERE kind = 'block')
+SEMI JOIN heights h ON h.height = b.height
+WHERE b.pegin_count + b.pegout_count > 0

@@ -1,4 +1,4 @@
--- trace documents (SPEC §3), one row per query to render (x_dirty_keys): an
+-- trace documents (SPEC §3), one row per query of this batch (x_render_keys): an
 -- address, peg-in txid or peg-out (HogEx) txid: rows (q, has_file, body),
 -- body the compact JSON of the `trace` object.
 -- Needs macros.sql, keys.sql, dirty.sql and nodes.sql.
@@ -8,18 +8,19 @@ WITH clusters AS (
 addr_pegins AS (
   SELECT ap.address, string_agg(n.node, ',' ORDER BY n.height, n.txid, n.vout) AS nodes
   FROM x_address_pegins ap JOIN x_pegin_nodes n ON n.txid = ap.txid AND n.vout = ap.vout
+  SEMI JOIN x_render_keys k ON k.kind = 'trace' AND k.q = ap.address
   GROUP BY ap.address
 ),
 addr_pegouts AS (
   SELECT address, string_agg(node, ',' ORDER BY height, txid, vout) AS nodes
-  FROM x_pegout_nodes WHERE address IS NOT NULL GROUP BY address
+  FROM x_pegout_nodes SEMI JOIN x_render_keys k ON k.kind = 'trace' AND k.q = x_pegout_nodes.address GROUP BY address
 )
 SELECT a.address AS q, true AS has_file, json_extend(to_json({
   'query': a.address, 'type': 'address', 'attribution': attr.attribution,
   'cluster': CASE WHEN c.cluster_id IS NULL THEN NULL ELSE {'cluster_id': c.cluster_id, 'size': c.size} END})::VARCHAR,
   ',"pegins":' || json_array(pi.nodes) || ',"pegouts":' || json_array(po.nodes)) AS body
 FROM x_addresses a
-SEMI JOIN x_dirty_keys k ON k.kind = 'trace' AND k.q = a.address
+SEMI JOIN x_render_keys k ON k.kind = 'trace' AND k.q = a.address
 LEFT JOIN x_attribution attr ON attr.address = a.address
 LEFT JOIN clusters c ON c.address = a.address
 LEFT JOIN addr_pegins pi ON pi.address = a.address
@@ -27,8 +28,8 @@ LEFT JOIN addr_pegouts po ON po.address = a.address
 UNION ALL
 SELECT txid AS q, true, '{"query":' || to_json(txid) || ',"type":"pegin_tx","attribution":null,"cluster":null,"pegins":'
   || json_array(string_agg(node, ',' ORDER BY vout)) || ',"pegouts":[]}'
-FROM x_pegin_nodes WHERE txid IN (SELECT q FROM x_dirty_keys WHERE kind = 'trace') GROUP BY txid
+FROM x_pegin_nodes WHERE txid IN (SELECT q FROM x_render_keys WHERE kind = 'trace') GROUP BY txid
 UNION ALL
 SELECT txid AS q, true, '{"query":' || to_json(txid) || ',"type":"pegout_tx","attribution":null,"cluster":null,"pegins":[],"pegouts":'
   || json_array(string_agg(node, ',' ORDER BY vout)) || '}'
-FROM x_pegout_nodes WHERE txid IN (SELECT q FROM x_dirty_keys WHERE kind = 'trace') GROUP BY txid
+FROM x_pegout_nodes WHERE txid IN (SELECT q FROM x_render_keys WHERE kind = 'trace') GROUP BY txid
