@@ -15,7 +15,7 @@ import { SharedLimiter, startPrimary, workerLifecycle } from './serve/cluster.js
 import { batchLines } from './serve/log-lines.js';
 import { loadKeys } from './serve/ratelimit.js';
 import { loadConfigFile } from './config-file.js';
-import { DEFAULT_KEEP_RELEASES, HORIZON_BLOCKS } from './domain/model.js';
+import { DEFAULT_ANALYZE_MEMORY_MB, DEFAULT_EXPORT_MEMORY_MB, DEFAULT_KEEP_RELEASES, HORIZON_BLOCKS, MIN_MEMORY_LIMIT_MB } from './domain/model.js';
 import { DEFAULT_HOST_BUDGET, LAYOUTS, parseHostBudget, type HostBudget, type Layout } from './export/ranges.js';
 
 const MAX_LOG_LINE = 4000;
@@ -35,6 +35,7 @@ const MAX_RATE_LIMIT = 1_000_000;
 const MAX_WORKERS = 256;
 const MAX_ANSWER_CACHE_MIB = 65_536;
 const MIB = 1024 * 1024;
+const MAX_MEMORY_LIMIT_MB = 1_048_576;
 
 function withCommon(cmd: Command): Command {
   return cmd
@@ -66,6 +67,12 @@ function withAnalysis(cmd: Command): Command {
     parseInteger('--horizon', 1, MAX_HEIGHT), HORIZON_BLOCKS);
 }
 
+/** DuckDB's memory limit for `analyze`, `export` and `job`: small machines need one, large ones go faster without. */
+function withMemory(cmd: Command): Command {
+  return cmd.option('--memory-limit <MB>', `DuckDB memory while analysing and exporting, in MB; it spills to disk beyond it (default ${DEFAULT_ANALYZE_MEMORY_MB} for analyze, ${DEFAULT_EXPORT_MEMORY_MB} for export: x10 within about 3 GB RSS; raise it on a large machine for speed)`,
+    parseInteger('--memory-limit', MIN_MEMORY_LIMIT_MB, MAX_MEMORY_LIMIT_MB));
+}
+
 /** What `export` and `job` say about the release they publish. */
 function withRelease(cmd: Command): Command {
   return cmd
@@ -75,6 +82,7 @@ function withRelease(cmd: Command): Command {
 }
 
 interface ReleaseFlags { keep: number; layout: Layout; hostBudget: HostBudget }
+interface MemoryFlags { memoryLimit?: number }
 
 function releaseOptions(flags: ReleaseFlags): { keep: number; layout: Layout; hostBudget: HostBudget } {
   return { keep: flags.keep, layout: flags.layout, hostBudget: flags.hostBudget };
@@ -142,27 +150,27 @@ export function buildProgram(): Command {
       }
     });
 
-  withAnalysis(withCommon(program.command('analyze').description('recompute every derived table atomically')))
-    .action(async (flags: CommonOptions & { horizon: number }) => {
+  withMemory(withAnalysis(withCommon(program.command('analyze').description('recompute every derived table atomically'))))
+    .action(async (flags: CommonOptions & MemoryFlags & { horizon: number }) => {
       const config = resolveConfig(flags);
       const { analyze } = await import('./analysis/analyze.js');
-      await withDb(config, async (db) => { await analyze(db, { horizon: flags.horizon, log }); }, true);
+      await withDb(config, async (db) => { await analyze(db, { horizon: flags.horizon, memoryLimitMb: flags.memoryLimit, log }); }, true);
     });
 
-  withRelease(withCommon(program.command('export').description('write and publish a new release of the static tree')))
-    .action(async (flags: CommonOptions & ReleaseFlags) => {
+  withMemory(withRelease(withCommon(program.command('export').description('write and publish a new release of the static tree'))))
+    .action(async (flags: CommonOptions & ReleaseFlags & MemoryFlags) => {
       const config = resolveConfig(flags);
       const { exportRelease } = await import('./export/export.js');
-      await withDb(config, (db) => exportRelease(db, { outDir: config.outDir, ...releaseOptions(flags), progress: consoleProgress(), log }), true);
+      await withDb(config, (db) => exportRelease(db, { outDir: config.outDir, ...releaseOptions(flags), memoryLimitMb: flags.memoryLimit, progress: consoleProgress(), log }), true);
     });
 
-  withAnalysis(withRelease(withSource(withNode(withCommon(program.command('job').description('scan + analyze + export; --every repeats it'))))))
+  withMemory(withAnalysis(withRelease(withSource(withNode(withCommon(program.command('job').description('scan + analyze + export; --every repeats it')))))))
     .option('--every <duration>', 'repeat every duration (30s, 5m, 1h); one run at a time; with --config each run does every network in turn')
     .option('--labels <files...>', 'label files to import before analysing')
     .option('--config <file>', 'run every network of a config file in turn, one after the other (docs/deploy.md)')
-    .action(async (flags: SourceFlags & JobOptions & ReleaseFlags & { every?: string; config?: string; horizon: number }) => {
+    .action(async (flags: SourceFlags & JobOptions & ReleaseFlags & MemoryFlags & { every?: string; config?: string; horizon: number }) => {
       const configs = flags.config ? loadConfigFile(flags.config).map((site) => site.config) : [resolveConfig(flags)];
-      const options: JobOptions = { ...sourceOptions(flags), to: flags.to, allowSyncing: flags.allowSyncing, horizon: flags.horizon, ...releaseOptions(flags), labels: flags.labels, log };
+      const options: JobOptions = { ...sourceOptions(flags), to: flags.to, allowSyncing: flags.allowSyncing, horizon: flags.horizon, memoryLimitMb: flags.memoryLimit, ...releaseOptions(flags), labels: flags.labels, log };
       const { runJobs, runJobsEvery } = await import('./job.js');
       await (flags.every ? runJobsEvery(configs, options, flags.every) : runJobs(configs, options));
     });

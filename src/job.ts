@@ -19,6 +19,8 @@ export interface JobOptions extends SourceOptions {
   allowSyncing?: boolean;
   /** Blocks of the analysis horizon (AnalyzeOptions.horizon). */
   horizon?: number;
+  /** DuckDB's memory limit for analyze and export (their defaults when absent). */
+  memoryLimitMb?: number;
   keep?: number;
   layout?: Layout;
   hostBudget?: HostBudget;
@@ -52,8 +54,10 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
         for (const r of labels.rejected) opts.log(`labels: rejected ${r.file}:${r.line}: ${r.reason}`);
         opts.log(`labels: ${labels.imported} imported`);
       }
-      await analyze(db, { horizon: opts.horizon, log: opts.log });
-      const exported = await exportRelease(db, { outDir: config.outDir, keep: opts.keep ?? DEFAULT_KEEP_RELEASES, layout: opts.layout, hostBudget: opts.hostBudget, progress, log: opts.log });
+      await analyze(db, { horizon: opts.horizon, memoryLimitMb: opts.memoryLimitMb, log: opts.log });
+      const exported = await exportRelease(db, {
+        outDir: config.outDir, keep: opts.keep ?? DEFAULT_KEEP_RELEASES, layout: opts.layout, hostBudget: opts.hostBudget, memoryLimitMb: opts.memoryLimitMb, progress, log: opts.log,
+      });
       return { scannedTo: scan.toHeight, newBlocks: scan.blocks, releaseId: exported.releaseId, files: exported.files };
     } finally {
       db.close();

@@ -59,6 +59,8 @@ describe('pegscope CLI', () => {
     [['scan', '--to', '99999999999'], '--to must be a whole number from 0 to 2147483647, got "99999999999"'],
     [['scan', '--seed', '4294967296'], '--seed must be a whole number from 0 to 4294967295, got "4294967296"'],
     [['export', '--keep', '0'], '--keep must be a whole number from 1 to 1000, got "0"'],
+    [['analyze', '--memory-limit', '100'], '--memory-limit must be a whole number from 256 to 1048576, got "100"'],
+    [['job', '--memory-limit', '2GB'], '--memory-limit must be a whole number from 256 to 1048576, got "2GB"'],
     [['job', '--every', '1000h', '--db', ':memory:'], '--every: duration "1000h" is too long; at most 596h'],
     [['job', '--every', '5 minutes', '--db', ':memory:'], '--every: "5 minutes" is not a duration'],
   ])('a bad flag value is a usage error (exit 2) naming the flag: %j', async (args, message) => {

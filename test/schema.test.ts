@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -6,6 +6,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Db } from '../src/store/db.js';
 import { loadMigrations, migrate, SCHEMA_VERSION, SchemaError } from '../src/store/schema.js';
 import { readFixture } from './helpers/fixtures.js';
+import { createSimSource } from '../src/chain/sim/index.js';
+import { scanChain } from '../src/store/scan.js';
+import { analyze } from '../src/analysis/analyze.js';
+import { exportRelease } from '../src/export/export.js';
+import { NO_HOST_BUDGET } from '../src/export/ranges.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pegscope-schema-'));
 let n = 0;
@@ -149,4 +154,23 @@ describe('memory limit', () => {
       db.close();
     }
   });
+
+  it('analyze and export run under the limit they are given (--memory-limit), and put the previous one back', async () => {
+    const db = await Db.open(':memory:');
+    const source = createSimSource({ preset: 'tiny', seed: 3, worker: false });
+    const out = mkdtempSync(join(tmpdir(), 'pegscope-memory-'));
+    try {
+      await scanChain(db, source, { to: 600 });
+      const before = await limit(db);
+      const seen: string[] = [];
+      await analyze(db, { now: 1_800_000_000, memoryLimitMb: 300, onStep: async () => { seen.push(await limit(db)); } });
+      await exportRelease(db, { outDir: out, hostBudget: NO_HOST_BUDGET, memoryLimitMb: 400, onStep: async () => { seen.push(await limit(db)); } });
+      expect(new Set(seen)).toEqual(new Set([expect.stringMatching(/^(300\.0 MB|286\.1 MiB)$/), expect.stringMatching(/^(400\.0 MB|381\.4 MiB)$/)]));
+      expect(await limit(db)).toBe(before);
+    } finally {
+      db.close();
+      await source.close();
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

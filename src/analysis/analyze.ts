@@ -11,7 +11,7 @@
  * Formulas and constants: docs/methodology.md.
  */
 import type { Litoshi } from '../domain/amount.js';
-import { bindSql, DEFAULT_PARAMS, HIGH_CONFIDENCE, LABEL_CATEGORIES, modelSqlValues, type AnalysisParams } from '../domain/model.js';
+import { bindSql, DEFAULT_ANALYZE_MEMORY_MB, DEFAULT_PARAMS, HIGH_CONFIDENCE, LABEL_CATEGORIES, modelSqlValues, type AnalysisParams } from '../domain/model.js';
 import { readSql, type Db } from '../store/db.js';
 import { fillHorizonCounts } from './horizon.js';
 
@@ -26,7 +26,7 @@ export interface AnalyzeOptions {
   /** Blocks of the horizon (SPEC §2); default HORIZON_BLOCKS. */
   horizon?: number;
   params?: Partial<AnalysisParams>;
-  /** DuckDB memory limit while analysing (it spills to disk beyond it); default 1024 MB. */
+  /** DuckDB memory limit while analysing (it spills to disk beyond it); default DEFAULT_ANALYZE_MEMORY_MB. */
   memoryLimitMb?: number;
   /** Called after each step and after each published table (tests use it to kill a run mid-way). */
   onStep?: (step: string) => Promise<void> | void;
@@ -57,8 +57,6 @@ export const DERIVED_TABLES = [
 ] as const;
 
 const MAX_CLUSTER_ITERATIONS = 64;
-/** Keeps `analyze` of the x10 preset under 2 GB RSS on a small machine; DuckDB spills beyond it. */
-const DEFAULT_MEMORY_LIMIT_MB = 1024;
 
 async function asOfHeight(db: Db): Promise<number> {
   const cursor = await db.getMeta('cursor_height');
@@ -83,7 +81,7 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
   const steps: { step: string; ms: number }[] = [];
   let clusterIterations = 0;
 
-  const result = await db.withMemoryLimit(opts.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB, async () => {
+  const result = await db.withMemoryLimit(opts.memoryLimitMb ?? DEFAULT_ANALYZE_MEMORY_MB, async () => {
     try {
       await loadLabelCategories(db);
       for (const step of STEPS) {

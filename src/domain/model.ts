@@ -177,3 +177,14 @@ export const LABEL_CATEGORY_NAMES: readonly LabelCategory[] = LABEL_CATEGORIES.m
 
 /** Complete releases `export` keeps by default (`--keep`); an operational default, not part of the analysis. */
 export const DEFAULT_KEEP_RELEASES = 3;
+
+/**
+ * DuckDB memory limits (`--memory-limit`, MB; DuckDB spills to disk beyond
+ * them), operational defaults like the one above: analyze of x10 stays near
+ * 1.25 GB RSS at 1 GB; a full x10 export needs 1.5 GB (its follow hops and
+ * peg nodes cannot spill) and peaks near 3 GB RSS. Below the minimum a single
+ * statement cannot run.
+ */
+export const DEFAULT_ANALYZE_MEMORY_MB = 1024;
+export const DEFAULT_EXPORT_MEMORY_MB = 1536;
+export const MIN_MEMORY_LIMIT_MB = 256;

@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isValidAddress } from '../domain/address.js';
 import { networkParams, type NetworkName } from '../domain/network.js';
-import { DEFAULT_KEEP_RELEASES } from '../domain/model.js';
+import { DEFAULT_EXPORT_MEMORY_MB, DEFAULT_KEEP_RELEASES } from '../domain/model.js';
 import { sqlString, type Db } from '../store/db.js';
 import { silentProgress, type Progress } from '../progress.js';
 import { envelopeOf, type AnalysisStamp } from '../api/envelope.js';
@@ -46,7 +46,11 @@ export interface ExportOptions {
   incremental?: boolean;
   /** Blocks per dump partition (default PARTITION_BLOCKS); tests use small ones to get several partitions from a short chain. */
   dumpPartitionBlocks?: number;
-  /** DuckDB memory limit while exporting (it spills to disk beyond it); default EXPORT_MEMORY_LIMIT_MB. */
+  /**
+   * DuckDB memory limit while exporting (it spills to disk beyond it); default
+   * DEFAULT_EXPORT_MEMORY_MB. Document batches (RENDER_BATCH_DOCS) are what let
+   * x10 export within it; DuckDB's own default, 80% of RAM, took 11 GB.
+   */
   memoryLimitMb?: number;
   /** Dirty documents of a kind rendered at once in the range layout (default RENDER_BATCH_DOCS); tests use small batches to get several from a short chain. */
   renderBatchDocs?: number;
@@ -118,20 +122,12 @@ const TOP_LINKS = exportSql('links');
 const TOP_AMOUNTS = exportSql('amounts');
 
 /**
- * The export's DuckDB memory limit by default: x10 exports within it (its
- * document batches, RENDER_BATCH_DOCS, are what make that possible; 1 GB is
- * too little for the follow hops and peg nodes of a full x10 export), where
- * DuckDB's own default, 80% of RAM, took 11 GB.
- */
-const EXPORT_MEMORY_LIMIT_MB = 1536;
-
-/**
  * Writes a complete release of the static tree (SPEC §4) from the analysed
  * database and publishes it atomically: a kill at any point leaves `current`
  * on the previous complete release.
  */
 export function exportRelease(db: Db, opts: ExportOptions): Promise<ExportResult> {
-  return db.withMemoryLimit(opts.memoryLimitMb ?? EXPORT_MEMORY_LIMIT_MB, () => writeRelease(db, opts));
+  return db.withMemoryLimit(opts.memoryLimitMb ?? DEFAULT_EXPORT_MEMORY_MB, () => writeRelease(db, opts));
 }
 
 async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> {

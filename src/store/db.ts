@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBConnection, DuckDBInstance, type DuckDBAppender, type DuckDBValue } from '@duckdb/node-api';
 import { applySchema } from './schema.js';
+import { MIN_MEMORY_LIMIT_MB } from '../domain/model.js';
 
 /** Reads a .sql file that lives next to the code running it (copied to dist/ by the build). */
 export function readSql(moduleUrl: string, name: string): string {
@@ -79,9 +80,6 @@ export class DbConnection {
     this.conn.closeSync();
   }
 }
-
-/** Below this DuckDB cannot hold the working set of a single statement. */
-export const MIN_MEMORY_LIMIT_MB = 256;
 
 /**
  * One open pegscope database: a DuckDB file (or :memory:) at this pegscope's
