@@ -469,9 +469,10 @@ async function renderDocuments(db: Db, stamp: AnalysisStamp, doc: DocKind, batch
   await db.exec(wrapDocumentMacro(stamp.network, doc.key));
   const dirty = Number((await db.one<{ n: bigint }>(DIRTY_OF_KIND, [doc.kind]))!.n);
   const batches = Math.max(1, Math.ceil(dirty / batchDocs));
+  const render = docTable(exportSql(doc.query));
   for (let batch = 0; batch < batches; batch++) {
     await db.exec(RENDER_KEYS, [doc.kind, batches, batch]);
-    await db.exec(docTable(exportSql(doc.query)));
+    await db.exec(render);
     await db.exec(RECORD_DOCS, [doc.kind, stamp.as_of_height, BigInt(stamp.updated_at)]);
     await eachBatch?.();
   }
