@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   canonicalKey, encodeRange, keyHash, parseRange, prefixLengthFor, RANGE_TARGET, RangeFormatError, type RangeHeader,
 } from '@pegscope/client';
+import { indexRange, rangeFileBytes } from '../src/api/range-file.js';
 
 const header = (keys: string[], chains?: string[]): RangeHeader => ({
   version: '1', network: 'sim', unit: 'rLTC', as_of_height: 10, updated_at: 20,
@@ -23,6 +24,19 @@ describe('range files', () => {
       expect([...parsed.chains.keys()]).toEqual(chains);
       // The file itself is JSON, so any consumer can read it without this module.
       expect((JSON.parse(text) as { documents: unknown[] }).documents).toEqual(all.map((d) => JSON.parse(d)));
+    }));
+  });
+
+  it('are built and cut as bytes exactly as as text (the exporter and the router work on bytes)', () => {
+    const doc = fc.json().map((j) => JSON.stringify(JSON.parse(j)));
+    fc.assert(fc.property(fc.uniqueArray(fc.string(), { maxLength: 20 }), fc.array(doc, { minLength: 40, maxLength: 40 }), fc.nat(5), (keys, docs, chainCount) => {
+      const chains = keys.slice(0, chainCount);
+      const all = docs.slice(0, keys.length + chains.length);
+      const bytes = rangeFileBytes(header(keys, chains), all.map((d) => Buffer.from(d)));
+      expect(bytes.toString('utf8')).toBe(encodeRange(header(keys, chains), all));
+      const indexed = indexRange(bytes);
+      expect([...indexed.documents.keys()]).toEqual(keys);
+      expect([...indexed.documents.values(), ...indexed.chains.values()].map((b) => b.toString('utf8'))).toEqual(all);
     }));
   });
 

@@ -1,7 +1,8 @@
 import { Worker } from 'node:worker_threads';
 
 export type FileOp =
-  | { op: 'write'; path: string; data: string | Uint8Array }
+  /** `transfer`: the queue takes `data`, which must own its whole ArrayBuffer (not a pooled Buffer), and moves it to the worker instead of copying it. */
+  | { op: 'write'; path: string; data: string | Uint8Array; transfer?: boolean }
   | { op: 'link'; from: string; path: string }
   | { op: 'mkdir'; path: string }
   | { op: 'remove'; path: string };
@@ -66,7 +67,7 @@ export class FileQueue {
     const ops = this.batch;
     this.batch = [];
     this.sent++;
-    this.worker.postMessage(ops);
+    this.worker.postMessage(ops, ops.flatMap((op) => (op.op === 'write' && op.transfer ? [(op.data as Uint8Array).buffer as ArrayBuffer] : [])));
   }
 
   private wait(): Promise<void> {

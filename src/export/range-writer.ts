@@ -6,10 +6,12 @@
  * others are built here, streaming their documents in file order, so no
  * range is ever held whole in DuckDB and no unchanged one is rebuilt.
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { encodeRange, parseRange, RANGE_HASH, rangePath, rangePrefix, type ParsedRange, type RangeHeader, type RangeKind } from '@pegscope/client';
+import { RANGE_HASH, rangePath, type RangeHeader, type RangeKind } from '@pegscope/client';
 import { envelopeOf, type AnalysisStamp } from '../api/envelope.js';
+import { indexRange, rangeFileBytes, type IndexedRange } from '../api/range-file.js';
 import type { Db } from '../store/db.js';
 import type { Progress } from '../progress.js';
 import { exportSql } from './sql.js';
@@ -38,28 +40,35 @@ interface RangeLine {
 }
 
 /**
- * The range files of the previous release, for the texts of documents this
- * export did not render. Ranges are built in prefix order, so the few files
- * last read are the ones asked next (also when the prefix length changed).
+ * The range files of the previous release, for the documents this export did
+ * not render, as the bytes they are there. Ranges are built in prefix order,
+ * so the few files last read are the ones asked next (also when the prefix
+ * length changed).
  */
 export class PreviousRanges {
-  private readonly recent = new Map<string, ParsedRange>();
+  private readonly recent = new Map<string, IndexedRange>();
 
   constructor(private readonly dir: string, private readonly lengths: Record<RangeKind, number>) {}
 
-  async text(kind: RangeKind, key: string, part: number): Promise<string> {
-    const path = rangePath(kind, rangePrefix(key, this.lengths[kind]));
+  /** A document of `kind` that this release puts in range `prefix`. */
+  async document(kind: RangeKind, prefix: string, key: string, part: number): Promise<Buffer> {
+    const length = this.lengths[kind];
+    // The previous prefix is this one cut short, unless that release's ranges were finer.
+    const path = rangePath(kind, length <= prefix.length ? prefix.slice(0, length) : keyHashHex(key).slice(0, length));
     let range = this.recent.get(path);
     if (!range) {
-      range = parseRange(await readFile(join(this.dir, path), 'utf8'));
+      range = indexRange(await readFile(join(this.dir, path)));
       if (this.recent.size >= 16) this.recent.delete(this.recent.keys().next().value!);
       this.recent.set(path, range);
     }
-    const text = (part === 0 ? range.documents : range.chains).get(key);
-    if (text === undefined) throw new Error(`export: the previous release's ${path} lacks ${key}, which this export did not render. Please report this; deleting the previous release's ${DOCS_INDEX} makes the next export render every document`);
-    return text;
+    const doc = (part === 0 ? range.documents : range.chains).get(key);
+    if (doc === undefined) throw new Error(`export: the previous release's ${path} lacks ${key}, which this export did not render. Please report this; deleting the previous release's ${DOCS_INDEX} makes the next export render every document`);
+    return doc;
   }
 }
+
+/** keyHash of the client, natively. */
+const keyHashHex = (key: string): string => createHash('sha256').update(key).digest('hex');
 
 /** Which range files to write: the kind, its prefix length, and where unrendered documents' texts come from. */
 export interface RangeKindPlan {
@@ -96,14 +105,14 @@ export async function writeRangeFiles(
       docs.push(pending.value.line);
       pending = await lines.next();
     }
-    const texts: string[] = [];
+    const texts: Buffer[] = [];
     for (const d of docs) {
-      if (d.text !== null) texts.push(d.text);
-      else if (previous) texts.push(await previous.text(kind, d.key, d.part));
+      if (d.text !== null) texts.push(Buffer.from(d.text));
+      else if (previous) texts.push(await previous.document(kind, prefix, d.key, d.part));
       else throw new Error(`export: ${kind} document ${d.key} was not rendered and there is no previous release to take it from`);
     }
     const header = rangeHeader(stamp, kind, prefix, docs, aliases.get(prefix));
-    writer.putRange(rangePath(kind, prefix), encodeRange(header, texts), { kind: pseudo, q: prefix },
+    writer.putRange(rangePath(kind, prefix), rangeFileBytes(header, texts), { kind: pseudo, q: prefix },
       { network: stamp.network, as_of_height: header.as_of_height, updated_at: header.updated_at });
     if (i % FILES_PER_STEP === FILES_PER_STEP - 1) {
       await writer.ready();

@@ -41,6 +41,8 @@ export interface WriterCounts {
 }
 
 const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
+/** Whether a buffer is the whole of its ArrayBuffer, so moving that moves nothing else (small Buffers share a pool). */
+const ownsMemory = (bytes: Buffer): boolean => bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
 
 /**
  * The files of a release as DuckDB rows, so that deciding what to carry over
@@ -118,12 +120,16 @@ export class ReleaseWriter {
     return bytes.length < GZ_MIN ? [file] : [file, ...await this.compress(path, bytes, doc)];
   }
 
-  /** A file written as it is, without compressed siblings (range files: a host compresses them on the fly, and siblings would double the file count). */
-  putRange(path: string, text: string, doc: DocKey, stamp: AnalysisStamp): void {
-    const bytes = Buffer.from(text);
+  /**
+   * A file written as it is, without compressed siblings (range files: a host
+   * compresses them on the fly, and siblings would double the file count).
+   * The writer takes `bytes`: when they own their memory they move to the file
+   * worker uncopied, and must not be used afterwards.
+   */
+  putRange(path: string, bytes: Buffer, doc: DocKey, stamp: AnalysisStamp): void {
     this.ensureDir(path);
-    this.files.push({ op: 'write', path: this.at(path), data: bytes });
     this.record({ path, size: bytes.length, sha256: sha256(bytes) }, doc, stamp);
+    this.files.push({ op: 'write', path: this.at(path), data: bytes, transfer: ownsMemory(bytes) });
   }
 
   /** A per-query document `{envelope, key: body}` stamped with the analysis that last changed its body. */

@@ -28,7 +28,8 @@ import type { HealthDocument } from '../api/health.js';
 import { AmountTableError, parseAmountTable, type AmountTable, type NetworkName } from '@pegscope/client';
 import { Lru, type LruLimits } from '../lru.js';
 import { RANGES_INDEX_PATH, RangeFormatError, type RangeKind, type RangesIndexBody } from '@pegscope/client';
-import { indexRange, rangeFileOf, type IndexedRange } from './ranges.js';
+import { indexRange, type IndexedRange } from '../api/range-file.js';
+import { rangeFileOf } from './ranges.js';
 
 /** A file of the release with its precompressed siblings, as written by the export. */
 export interface CachedFile {

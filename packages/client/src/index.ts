@@ -28,7 +28,7 @@ export {
   RangeClient, LookupError, type Fetch, type FoundDocument, type RangeClientOptions, type RangesIndex,
 } from './lookup.js';
 export {
-  canonicalKey, keyHash, rangePrefix, rangePath, parseRange, parseRangeHeader, encodeRange, prefixLengthFor, isRangeKind,
-  RangeFormatError, RANGE_KINDS, RANGE_HASH, RANGES_INDEX_PATH, RANGE_TARGET,
+  canonicalKey, keyHash, rangePrefix, rangePath, parseRange, parseRangeHeader, encodeRange, rangeHeadLine, prefixLengthFor, isRangeKind,
+  RangeFormatError, RANGE_KINDS, RANGE_HASH, RANGES_INDEX_PATH, RANGE_TARGET, RANGE_END,
   type ParsedRange, type RangeHeader, type RangeKind, type RangeLayout, type RangesIndexBody,
 } from './range.js';

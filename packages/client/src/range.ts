@@ -121,12 +121,18 @@ export function prefixLengthFor(documents: number): number {
 }
 
 const DOCUMENTS_OPEN = ',"documents":[';
+/** What follows the last document line of a range file. */
+export const RANGE_END = ']}\n';
+
+/** Line 1 of a range file with its line break: the header, the documents array opened. */
+export function rangeHeadLine(header: RangeHeader): string {
+  return `${JSON.stringify(header).slice(0, -1)}${DOCUMENTS_OPEN}\n`;
+}
 
 /** The bytes of a range file from its header and its documents (in header order: keys, then chains). */
 export function encodeRange(header: RangeHeader, documents: readonly string[]): string {
-  const head = JSON.stringify(header);
   const lines = documents.map((d, i) => (i < documents.length - 1 ? `${d},\n` : `${d}\n`)).join('');
-  return `${head.slice(0, -1)}${DOCUMENTS_OPEN}\n${lines}]}\n`;
+  return `${rangeHeadLine(header)}${lines}${RANGE_END}`;
 }
 
 export class RangeFormatError extends Error {}
