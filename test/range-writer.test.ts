@@ -1,0 +1,42 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { encodeRange, rangePath, rangePrefix, type RangeHeader } from '@pegscope/client';
+import { PreviousRanges } from '../src/export/range-writer.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'pegscope-previous-ranges-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The previous release's trace ranges at `length` digits, one document per key. */
+function previousRelease(keys: string[], length: number): string {
+  const release = join(dir, `len${length}`);
+  const byPrefix = new Map<string, string[]>();
+  for (const key of keys) byPrefix.set(rangePrefix(key, length), [...(byPrefix.get(rangePrefix(key, length)) ?? []), key]);
+  for (const [prefix, inRange] of byPrefix) {
+    const sorted = [...inRange].sort();
+    const header: RangeHeader = { version: '1', network: 'sim', unit: 'rLTC', as_of_height: 1, updated_at: 2, range: { kind: 'trace', prefix, hash: 'sha256', keys: sorted } };
+    const path = join(release, rangePath('trace', prefix));
+    mkdirSync(join(path, '..'), { recursive: true });
+    writeFileSync(path, encodeRange(header, sorted.map((key) => JSON.stringify({ key }))));
+  }
+  return release;
+}
+
+describe('PreviousRanges', () => {
+  const keys = Array.from({ length: 300 }, (_, i) => `key-${i}`);
+  const lengths = (trace: number) => ({ trace, address: 1, follow: 1, block: 1 });
+
+  it.each([[1, 2], [2, 2], [2, 1]])('finds each unrendered document in the previous release whose prefixes had %i digits, this one %i', async (before, now) => {
+    const previous = new PreviousRanges(previousRelease(keys, before), lengths(before));
+    for (const key of keys) {
+      const doc = await previous.document('trace', rangePrefix(key, now), key, 0);
+      expect(doc.toString('utf8')).toBe(JSON.stringify({ key }));
+    }
+  });
+
+  it('says which file lacks a document instead of writing a range without it', async () => {
+    const previous = new PreviousRanges(previousRelease(keys, 1), lengths(1));
+    await expect(previous.document('trace', rangePrefix('other', 1), 'other', 0)).rejects.toThrow(/lacks other/);
+  });
+});
