@@ -458,6 +458,9 @@ const RENDER_BATCH_DOCS = 100_000;
 const DIRTY_OF_KIND = 'SELECT count(*) AS n FROM x_dirty_keys WHERE kind = $1';
 /** x_render_keys, what the document queries render: batch $3 of $2 of one kind's ($1) dirty keys. */
 const RENDER_KEYS = 'CREATE OR REPLACE TEMP TABLE x_render_keys AS SELECT kind, q FROM x_dirty_keys WHERE kind = $1 AND hash(q) % $2::UBIGINT = $3::UBIGINT';
+/** The same for blocks, whose batches are runs of consecutive heights (nodes.sql keeps the nodes in height order). */
+const RENDER_BLOCKS = `CREATE OR REPLACE TEMP TABLE x_render_keys AS SELECT kind, q FROM (
+  SELECT kind, q, ntile($2::BIGINT) OVER (ORDER BY q::INTEGER) - 1 AS batch FROM x_dirty_keys WHERE kind = $1) WHERE batch = $3`;
 
 /**
  * Renders one kind's dirty documents into x_doc, `batchDocs` at a time,
@@ -471,7 +474,7 @@ async function renderDocuments(db: Db, stamp: AnalysisStamp, doc: DocKind, batch
   const batches = Math.max(1, Math.ceil(dirty / batchDocs));
   const render = docTable(exportSql(doc.query));
   for (let batch = 0; batch < batches; batch++) {
-    await db.exec(RENDER_KEYS, [doc.kind, batches, batch]);
+    await db.exec(doc.kind === BLOCK.kind ? RENDER_BLOCKS : RENDER_KEYS, [doc.kind, batches, batch]);
     await db.exec(render);
     await db.exec(RECORD_DOCS, [doc.kind, stamp.as_of_height, BigInt(stamp.updated_at)]);
     await eachBatch?.();

@@ -2,10 +2,7 @@
 -- address, peg-in txid or peg-out (HogEx) txid: rows (q, has_file, body),
 -- body the compact JSON of the `trace` object.
 -- Needs macros.sql, keys.sql, dirty.sql and nodes.sql.
-WITH clusters AS (
-  SELECT address, cluster_id, count(*) OVER (PARTITION BY cluster_id) AS size FROM a_clusters
-),
-addr_pegins AS (
+WITH addr_pegins AS (
   SELECT ap.address, string_agg(n.node, ',' ORDER BY n.height, n.txid, n.vout) AS nodes
   FROM x_address_pegins ap JOIN x_pegin_nodes n ON n.txid = ap.txid AND n.vout = ap.vout
   SEMI JOIN x_render_keys k ON k.kind = 'trace' AND k.q = ap.address
@@ -17,12 +14,12 @@ addr_pegouts AS (
 )
 SELECT a.address AS q, true AS has_file, json_extend(to_json({
   'query': a.address, 'type': 'address', 'attribution': attr.attribution,
-  'cluster': CASE WHEN c.cluster_id IS NULL THEN NULL ELSE {'cluster_id': c.cluster_id, 'size': c.size} END})::VARCHAR,
+  'cluster': CASE WHEN c.cluster_id IS NULL THEN NULL ELSE {'cluster_id': c.cluster_id, 'size': c.cluster_size} END})::VARCHAR,
   ',"pegins":' || json_array(pi.nodes) || ',"pegouts":' || json_array(po.nodes)) AS body
 FROM x_addresses a
 SEMI JOIN x_render_keys k ON k.kind = 'trace' AND k.q = a.address
 LEFT JOIN x_attribution attr ON attr.address = a.address
-LEFT JOIN clusters c ON c.address = a.address
+LEFT JOIN x_attr_now c ON c.address = a.address
 LEFT JOIN addr_pegins pi ON pi.address = a.address
 LEFT JOIN addr_pegouts po ON po.address = a.address
 UNION ALL
