@@ -1,9 +1,7 @@
 -- Peg-in and peg-out nodes as SPEC §3 describes them, one JSON text per peg,
 -- shared by the trace and block documents: only the pegs the documents to
 -- render need (x_need_pegins, x_need_pegouts of dirty.sql). Needs macros.sql
--- and attribution.sql. Stored in height order: block documents are rendered
--- in batches of consecutive heights, and DuckDB then reads only the row
--- groups of a batch's heights.
+-- and attribution.sql.
 
 CREATE OR REPLACE TEMP TABLE x_pegin_inputs AS
 SELECT i.pegin_txid AS txid,
@@ -44,8 +42,7 @@ FROM analysed_pegins p
 SEMI JOIN x_need_pegins n ON n.txid = p.txid AND n.vout = p.vout
 LEFT JOIN x_pegin_inputs i ON i.txid = p.txid
 LEFT JOIN x_pegin_links l ON l.txid = p.txid AND l.vout = p.vout
-LEFT JOIN a_pegin_scores s ON s.txid = p.txid AND s.vout = p.vout
-ORDER BY p.height;
+LEFT JOIN a_pegin_scores s ON s.txid = p.txid AND s.vout = p.vout;
 
 CREATE OR REPLACE TEMP TABLE x_pegout_nodes AS
 SELECT o.txid, o.vout, o.height, o.address,
@@ -58,5 +55,4 @@ FROM analysed_pegouts o
 SEMI JOIN x_need_pegouts n ON n.txid = o.txid AND n.vout = o.vout
 LEFT JOIN x_attribution a ON a.address = o.address
 LEFT JOIN x_pegout_links l ON l.txid = o.txid AND l.vout = o.vout
-LEFT JOIN a_pegout_scores s ON s.txid = o.txid AND s.vout = o.vout
-ORDER BY o.height;
+LEFT JOIN a_pegout_scores s ON s.txid = o.txid AND s.vout = o.vout;
