@@ -227,7 +227,6 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, op
   opts.log(`rendering ${dirty} of ${keys} documents: ${which}`);
   await db.exec(FOLLOW_HOPS);
   await db.exec(NODES);
-  if (opts.layout === 'ranges' && await renderBatches(db, BLOCK, opts.renderBatchDocs) > 1) await db.exec(NODES_BY_HEIGHT);
   await writeEndpointDocuments(db, writer, stamp);
   await writeSeries(db, writer, stamp);
   await step('endpoints');
@@ -466,15 +465,9 @@ const RENDER_BATCH_DOCS = 100_000;
 const DIRTY_OF_KIND = 'SELECT count(*) AS n FROM x_dirty_keys WHERE kind = $1';
 /** x_render_keys, what the document queries render: batch $3 of $2 of one kind's ($1) dirty keys. */
 const RENDER_KEYS = 'CREATE OR REPLACE TEMP TABLE x_render_keys AS SELECT kind, q FROM x_dirty_keys WHERE kind = $1 AND hash(q) % $2::UBIGINT = $3::UBIGINT';
-/** The same for blocks, whose batches are runs of consecutive heights (see NODES_BY_HEIGHT). */
+/** The same for blocks in several batches: runs of consecutive heights (see NODES_BY_HEIGHT). */
 const RENDER_BLOCKS = `CREATE OR REPLACE TEMP TABLE x_render_keys AS SELECT kind, q FROM (
   SELECT kind, q, ntile($2::BIGINT) OVER (ORDER BY q::INTEGER) - 1 AS batch FROM x_dirty_keys WHERE kind = $1) WHERE batch = $3`;
-
-/** How many batches of `batchDocs` a kind's dirty documents render in. */
-async function renderBatches(db: Db, doc: DocKind, batchDocs: number): Promise<number> {
-  const dirty = Number((await db.one<{ n: bigint }>(DIRTY_OF_KIND, [doc.kind]))!.n);
-  return Math.max(1, Math.ceil(dirty / batchDocs));
-}
 
 /**
  * Renders one kind's dirty documents into x_doc, `batchDocs` at a time,
@@ -484,10 +477,13 @@ async function renderBatches(db: Db, doc: DocKind, batchDocs: number): Promise<n
  */
 async function renderDocuments(db: Db, stamp: AnalysisStamp, doc: DocKind, batchDocs: number, eachBatch?: () => Promise<void>): Promise<void> {
   await db.exec(wrapDocumentMacro(stamp.network, doc.key));
-  const batches = await renderBatches(db, doc, batchDocs);
+  const dirty = Number((await db.one<{ n: bigint }>(DIRTY_OF_KIND, [doc.kind]))!.n);
+  const batches = Math.max(1, Math.ceil(dirty / batchDocs));
+  const byHeight = doc.kind === BLOCK.kind && batches > 1;
+  if (byHeight) await db.exec(NODES_BY_HEIGHT);
   const render = docTable(exportSql(doc.query));
   for (let batch = 0; batch < batches; batch++) {
-    await db.exec(doc.kind === BLOCK.kind ? RENDER_BLOCKS : RENDER_KEYS, [doc.kind, batches, batch]);
+    await db.exec(byHeight ? RENDER_BLOCKS : RENDER_KEYS, [doc.kind, batches, batch]);
     await db.exec(render);
     await db.exec(RECORD_DOCS, [doc.kind, stamp.as_of_height, BigInt(stamp.updated_at)]);
     await eachBatch?.();

@@ -6,7 +6,6 @@
  * others are built here, streaming their documents in file order, so no
  * range is ever held whole in DuckDB and no unchanged one is rebuilt.
  */
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RANGE_HASH, rangePath, type RangeHeader, type RangeKind } from '@pegscope/client';
@@ -16,7 +15,7 @@ import type { Db } from '../store/db.js';
 import type { Progress } from '../progress.js';
 import { exportSql } from './sql.js';
 import { DOCS_INDEX } from '../api/release-files.js';
-import type { ReleaseWriter } from './writer.js';
+import { sha256, type ReleaseWriter } from './writer.js';
 
 const RANGE_DIGESTS = exportSql('range-digests');
 const RECORD_DOCS = exportSql('docs-record');
@@ -54,7 +53,7 @@ export class PreviousRanges {
   async document(kind: RangeKind, prefix: string, key: string, part: number): Promise<Buffer> {
     const length = this.lengths[kind];
     // The previous prefix is this one cut short, unless that release's ranges were finer.
-    const path = rangePath(kind, length <= prefix.length ? prefix.slice(0, length) : keyHashHex(key).slice(0, length));
+    const path = rangePath(kind, length <= prefix.length ? prefix.slice(0, length) : sha256(key).slice(0, length));
     let range = this.recent.get(path);
     if (!range) {
       range = indexRange(await readFile(join(this.dir, path)));
@@ -66,9 +65,6 @@ export class PreviousRanges {
     return doc;
   }
 }
-
-/** keyHash of the client, natively. */
-const keyHashHex = (key: string): string => createHash('sha256').update(key).digest('hex');
 
 /** Which range files to write: the kind, its prefix length, and where unrendered documents' texts come from. */
 export interface RangeKindPlan {

@@ -40,7 +40,8 @@ export interface WriterCounts {
   bytes: number;
 }
 
-const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
+/** Hex sha256 of a file's bytes, or of a text as UTF-8. */
+export const sha256 = (data: string | Buffer): string => createHash('sha256').update(data).digest('hex');
 /** Whether a buffer is the whole of its ArrayBuffer, so moving that moves nothing else (small Buffers share a pool). */
 const ownsMemory = (bytes: Buffer): boolean => bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
 
