@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { analyze, ensureLabelsTable } from '../src/analysis/analyze.js';
 import { Db } from '../src/store/db.js';
@@ -71,6 +72,27 @@ describe('the horizon (SPEC §2)', () => {
     expect(await d.all('SELECT pegin_txid FROM a_links')).toEqual([{ pegin_txid: txid('twin') }]);
     await analyze(d, { now: 1, horizon: 400 });
     expect(await d.all('SELECT pegin_txid FROM a_links')).toEqual([]);
+  });
+});
+
+describe('candidate pairs across height buckets', () => {
+  it('expand exactly the peg-ins in each window, wherever the horizon buckets cut (brute force, random chains)', async () => {
+    const H = 7;
+    const peg = fc.tuple(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 3 }));
+    await fc.assert(fc.asyncProperty(fc.array(peg, { maxLength: 30 }), fc.array(peg, { minLength: 1, maxLength: 12 }), async (pegins, pegouts) => {
+      const d = await fresh();
+      // Amount steps of tol / 2, so windows [A, A + tol] overlap neighbouring amounts.
+      const amountOf = (step: number): number => 100_000_000 + (step * P.tol) / 2;
+      await insertChain(d, 45,
+        pegins.map(([height, step], i) => ({ txid: txid(`in-${i}`), height, amount: amountOf(step), inputs: [`A${i}`] })),
+        pegouts.map(([height, step], i) => ({ txid: txid(`out-${i}`), vout: 1, height, amount: amountOf(step), address: `B${i}` })));
+      const result = await analyze(d, { now: 1, horizon: H });
+      const expected = pegouts.map(([h, step]) => pegins.filter(([ph, ps]) => ps >= step && ps <= step + 2 && ph < h && ph >= h - H).length)
+        .filter((n) => n >= 1 && n <= P.max_join).reduce((sum, n) => sum + n, 0);
+      expect(result.candidatePairs).toBe(expected);
+      d.close();
+      db = undefined;
+    }), { numRuns: 25 });
   });
 });
 
@@ -166,6 +188,17 @@ describe('reuse, clusters and attribution', () => {
     ]);
     const score = await d.one<{ privacy_score: number; reasons: string[] }>('SELECT * FROM a_pegin_scores WHERE txid = $1', [txid('reuse')]);
     expect(score?.reasons).toContain(`a funding address also received a peg-out (address reuse): −${P.reuse_penalty}`);
+  });
+
+  it('names one peg-in of several funded by the address in one block: the greatest txid, whatever the row order', async () => {
+    const d = await fresh();
+    const sameBlock = Array.from({ length: 40 }, (_, i) => ({ txid: txid(`same-block-${(i * 17) % 40}`), height: 150, amount: 100_000_000 + i, inputs: ['R1'] }));
+    await insertChain(d, 400, sameBlock, [{ txid: txid('hog-r1'), vout: 1, height: 300, amount: 50_000_000, address: 'R1' }]);
+    const greatest = sameBlock.map((p) => p.txid).sort().at(-1);
+    for (let run = 0; run < 3; run++) {
+      await analyze(d);
+      expect(await d.all('SELECT pegin_txid FROM a_reuse')).toEqual([{ pegin_txid: greatest }]);
+    }
   });
 
   it('clusters co-spent addresses transitively under the smallest address', async () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { countInBoxes } from '../src/analysis/box-count.js';
+import { countInBoxes, sortedIndexes } from '../src/analysis/box-count.js';
 
 /** The obvious quadratic count the sweep must equal. */
 function bruteForce(points: [number, number][], boxes: [number, number, number, number][]): number[] {
@@ -20,5 +20,22 @@ describe('countInBoxes', () => {
         });
       expect([...counts]).toEqual(bruteForce(points, boxes).map((n) => Math.max(0, n)));
     }), { numRuns: 300 });
+  });
+});
+
+describe('sortedIndexes', () => {
+  /** The comparator sort it replaces: stable, so ties keep index order. */
+  const byComparator = (keys: number[]): number[] => keys.map((_, i) => i).sort((a, b) => keys[a]! - keys[b]!);
+
+  it('orders packed keys (multiples of 0.5, negatives, ties) like a stable comparator sort', () => {
+    const key = fc.integer({ min: -40, max: 40 }).map((k) => k / 2);
+    fc.assert(fc.property(fc.array(key, { maxLength: 200 }), (keys) => {
+      expect([...sortedIndexes(keys)]).toEqual(byComparator(keys));
+    }), { numRuns: 300 });
+  });
+
+  it('falls back to the comparator for keys it cannot pack (fractions, a huge spread)', () => {
+    const keys = [0.25, -3, 1e15, 0.25, -1e15, 7];
+    expect([...sortedIndexes(keys)]).toEqual(byComparator(keys));
   });
 });

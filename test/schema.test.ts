@@ -174,3 +174,27 @@ describe('memory limit', () => {
     }
   }, 120_000);
 });
+
+describe('appender', () => {
+  it('appends whole numeric columns across chunk boundaries, and refuses columns it cannot take', async () => {
+    const db = await Db.open(':memory:');
+    try {
+      await db.exec('CREATE TEMP TABLE w_counts (id INTEGER, share DOUBLE)');
+      const columns = [{ name: 'id', type: 'integer' }, { name: 'share', type: 'double' }] as const;
+      const appender = await db.appender('w_counts', columns, 'temp');
+      const rows = 5000;
+      appender.appendColumns([Int32Array.from({ length: rows }, (_, i) => i - 7), Float64Array.from({ length: rows }, (_, i) => i / 4)]);
+      appender.close();
+      const stored = await db.one<{ n: bigint; ids: bigint; shares: number; last: number }>(
+        'SELECT count(*) AS n, sum(id) AS ids, sum(share) AS shares, max_by(share, id) AS last FROM w_counts');
+      expect(stored).toEqual({ n: 5000n, ids: BigInt((rows * (rows - 1)) / 2 - 7 * rows), shares: (rows * (rows - 1)) / 8, last: 4999 / 4 });
+
+      await db.exec('CREATE TEMP TABLE w_names (name VARCHAR)');
+      const names = await db.appender('w_names', [{ name: 'name', type: 'varchar' }], 'temp');
+      expect(() => names.appendColumns([[1]])).toThrow('appendColumns takes integer and double columns only; name is varchar');
+      names.close();
+    } finally {
+      db.close();
+    }
+  });
+});

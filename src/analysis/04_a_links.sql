@@ -3,38 +3,47 @@
 -- A peg-out's candidates are the peg-ins in its window [A, A + tol] in the
 -- {{horizon_blocks}} blocks before it (the horizon, SPEC §2), counted exactly
 -- by box-count.ts (w_pegout_windows); only windows of at most {{max_join}} such peg-ins
--- are expanded into pairs: a window is a range of ranks in the amount-sorted
--- peg-ins (an equi-join on rank), filtered by height. 100,000 peg-ins of
--- exactly 1.0 never meet 100,000 peg-outs just below it.
+-- are expanded into pairs. 100,000 peg-ins of exactly 1.0 never meet 100,000
+-- peg-outs just below it.
+-- Expansion: peg-ins are cut into height buckets of {{horizon_blocks}} blocks and ranked
+-- by (bucket, amount), so a window's peg-ins lie in two ranges of ranks (the
+-- buckets of its first and last block), an equi-join on rank filtered by
+-- height. Ranking by amount alone expanded every peg-in of the amount range
+-- in the whole chain: 18× the pairs kept at the x10 preset.
 -- The pair pipeline carries integer ids only (peg-in rank rk, peg-out id orid);
 -- txids and addresses are joined back for the reported rows at the end.
 CREATE OR REPLACE TEMP TABLE w_pegin_ranked AS
-SELECT txid, vout, height, amount, row_number() OVER (ORDER BY amount, height, txid, vout) AS rk,
+SELECT txid, vout, height, amount, height // {{horizon_blocks}} AS bucket,
+       row_number() OVER (ORDER BY amount, height, txid, vout) AS rk,
+       row_number() OVER (ORDER BY height // {{horizon_blocks}}, amount, height, txid, vout) AS bucket_rk,
        count(*) OVER (PARTITION BY amount ORDER BY height
                       RANGE BETWEEN {{horizon_blocks}} PRECEDING AND {{horizon_blocks}} FOLLOWING) AS exact_count
 FROM w_pegins;
 
--- Number of peg-ins with an amount <= each distinct amount.
+-- Per bucket: the last bucket_rk at or below each distinct amount, and
+-- (amount -1) the last one before the bucket, so every lookup finds a row.
 CREATE OR REPLACE TEMP TABLE w_pegin_cum AS
-SELECT amount, max(rk) AS cum FROM w_pegin_ranked GROUP BY amount;
+SELECT bucket, amount, max(bucket_rk) AS cum FROM w_pegin_ranked GROUP BY bucket, amount
+UNION ALL
+SELECT bucket, -1 AS amount, min(bucket_rk) - 1 AS cum FROM w_pegin_ranked GROUP BY bucket;
 
 CREATE OR REPLACE TEMP TABLE w_windows AS
-SELECT o.orid, o.height, o.amount, o.window_count,
-       coalesce(lo.cum, 0) AS below,
-       coalesce(hi.cum, 0) - coalesce(lo.cum, 0) AS window_all
-FROM (SELECT orid, height, amount, window_count, amount - 1 AS lo_key, amount + {{tol}} AS hi_key
-      FROM w_pegout_ids JOIN w_pegout_windows USING (orid)) o
-ASOF LEFT JOIN w_pegin_cum lo ON o.lo_key >= lo.amount
-ASOF LEFT JOIN w_pegin_cum hi ON o.hi_key >= hi.amount;
+SELECT o.orid, o.height, o.amount, o.bucket, lo.cum AS below, hi.cum - lo.cum AS bucket_count
+FROM (SELECT DISTINCT orid, height, amount, unnest([greatest(height - {{horizon_blocks}}, 0) // {{horizon_blocks}}, (height - 1) // {{horizon_blocks}}]) AS bucket,
+             amount - 1 AS lo_key, amount + {{tol}} AS hi_key
+      FROM w_pegout_ids JOIN w_pegout_windows USING (orid)
+      WHERE window_count BETWEEN 1 AND {{max_join}}) o
+ASOF JOIN w_pegin_cum lo ON o.bucket = lo.bucket AND o.lo_key >= lo.amount
+ASOF JOIN w_pegin_cum hi ON o.bucket = hi.bucket AND o.hi_key >= hi.amount;
 
 CREATE OR REPLACE TEMP TABLE w_pairs AS
 SELECT w.orid, p.rk, p.exact_count,
        w.height AS pegout_height, w.amount AS pegout_amount, p.height AS pegin_height, p.amount AS pegin_amount,
        p.amount - w.amount AS amount_diff, w.height - p.height AS block_gap,
        least({{horizon_blocks}}, w.height - (SELECT first_height FROM w_horizon) + 1) AS horizon
-FROM (SELECT orid, height, amount, unnest(range(below + 1, below + window_all + 1)) AS rk
-      FROM w_windows WHERE window_count BETWEEN 1 AND {{max_join}}) w
-JOIN (SELECT rk, height, amount, exact_count FROM w_pegin_ranked) p ON p.rk = w.rk
+FROM (SELECT orid, height, amount, unnest(range(below + 1, below + bucket_count + 1)) AS bucket_rk
+      FROM w_windows WHERE bucket_count > 0) w
+JOIN (SELECT bucket_rk, rk, height, amount, exact_count FROM w_pegin_ranked) p ON p.bucket_rk = w.bucket_rk
 WHERE p.height < w.height AND p.height >= w.height - {{horizon_blocks}};
 
 -- Density (per litoshi) of the fee-rate part of a peg-out kernel fee:

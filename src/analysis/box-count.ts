@@ -14,36 +14,87 @@ export interface Points { amount: Float64Array; height: Int32Array }
 /** Boxes [amountLow, amountHigh] × [heightLow, heightHigh], inclusive, index-aligned. */
 export interface Boxes { amountLow: Float64Array; amountHigh: Float64Array; heightLow: Int32Array; heightHigh: Int32Array }
 
-/** How many points lie in each box. */
+/** How many points lie in each box. Plain loops over typed arrays: callbacks (map, Set) made this 10× slower. */
 export function countInBoxes(points: Points, boxes: Boxes): Uint32Array {
-  const amounts = Float64Array.from(new Set(points.amount)).sort();
+  const amounts = distinctSorted(points.amount);
   const tree = new Uint32Array(amounts.length + 1);
-  const add = (rank: number): void => { for (let i = rank + 1; i < tree.length; i += i & -i) tree[i]!++; };
-  // Points with amount rank < `rank` added so far.
-  const below = (rank: number): number => { let n = 0; for (let i = rank; i > 0; i -= i & -i) n += tree[i]!; return n; };
-
-  const pointOrder = sortedIndexes(points.height.length, (i) => points.height[i]!);
+  const pointOrder = sortedIndexes(points.height);
   const n = boxes.amountLow.length;
+  // Amount ranks looked up once, not per sweep event: binary searches over a large array miss the cache.
+  const pointRank = new Uint32Array(pointOrder.length);
+  for (let i = 0; i < pointRank.length; i++) pointRank[i] = lowerBound(amounts, points.amount[i]!);
+  const lowRank = new Uint32Array(n), highRank = new Uint32Array(n);
+  for (let box = 0; box < n; box++) {
+    lowRank[box] = lowerBound(amounts, boxes.amountLow[box]!);
+    highRank[box] = upperBound(amounts, boxes.amountHigh[box]!);
+  }
   // Each box is counted twice: minus what lies below heightLow, plus what lies up to heightHigh.
-  const sweep = sortedIndexes(2 * n, (e) => (e < n ? boxes.heightLow[e]! - 0.5 : boxes.heightHigh[e - n]! + 0.5));
+  const at = new Float64Array(2 * n);
+  for (let box = 0; box < n; box++) {
+    at[box] = boxes.heightLow[box]! - 0.5;
+    at[n + box] = boxes.heightHigh[box]! + 0.5;
+  }
+  const sweep = sortedIndexes(at);
   const counts = new Int32Array(n);
   let next = 0;
-  for (const e of sweep) {
+  for (let s = 0; s < sweep.length; s++) {
+    const e = sweep[s]!;
     const box = e < n ? e : e - n;
-    const at = e < n ? boxes.heightLow[box]! - 0.5 : boxes.heightHigh[box]! + 0.5;
-    while (next < pointOrder.length && points.height[pointOrder[next]!]! < at) add(lowerBound(amounts, points.amount[pointOrder[next++]!]!));
-    const inAmounts = Math.max(0, below(upperBound(amounts, boxes.amountHigh[box]!)) - below(lowerBound(amounts, boxes.amountLow[box]!)));
+    while (next < pointOrder.length && points.height[pointOrder[next]!]! < at[e]!) {
+      // Fenwick add: one more point at this amount rank.
+      for (let i = pointRank[pointOrder[next++]!]! + 1; i < tree.length; i += i & -i) tree[i]!++;
+    }
+    const inAmounts = Math.max(0, pointsBelow(tree, highRank[box]!) - pointsBelow(tree, lowRank[box]!));
     counts[box] = counts[box]! + (e < n ? -inAmounts : inAmounts);
   }
   // An inverted box (heightLow > heightHigh) holds nothing.
-  return Uint32Array.from(counts, (count) => Math.max(0, count));
+  const result = new Uint32Array(n);
+  for (let box = 0; box < n; box++) result[box] = Math.max(0, counts[box]!);
+  return result;
 }
 
-/** Indexes 0..n-1 ordered by key. */
-function sortedIndexes(n: number, key: (i: number) => number): Uint32Array {
-  const keys = new Float64Array(n);
-  for (let i = 0; i < n; i++) keys[i] = key(i);
-  return new Uint32Array(n).map((_, i) => i).sort((a, b) => keys[a]! - keys[b]!);
+/** Points added to the Fenwick tree with amount rank < `rank`. */
+function pointsBelow(tree: Uint32Array, rank: number): number {
+  let count = 0;
+  for (let i = rank; i > 0; i -= i & -i) count += tree[i]!;
+  return count;
+}
+
+/** The distinct values, ascending. */
+function distinctSorted(values: Float64Array): Float64Array {
+  const sorted = values.slice().sort();
+  let m = 0;
+  for (let i = 0; i < sorted.length; i++) if (m === 0 || sorted[i] !== sorted[m - 1]) sorted[m++] = sorted[i]!;
+  return sorted.subarray(0, m);
+}
+
+/**
+ * Indexes 0..n-1 ordered by key, ties in index order. Keys here are heights
+ * ± 0.5, so (2·key, index) packs exactly into one double and a native
+ * typed-array sort replaces a comparator sort (5× faster on a million pegs).
+ * Keys spread too wide to pack, or not multiples of 0.5, fall back to the
+ * comparator.
+ */
+export function sortedIndexes(keys: ArrayLike<number>): Uint32Array {
+  const n = keys.length;
+  let min = Infinity, max = -Infinity, packable = true;
+  for (let i = 0; i < n; i++) {
+    const k = 2 * keys[i]!;
+    if (k < min) min = k;
+    if (k > max) max = k;
+    if (!Number.isInteger(k)) packable = false;
+  }
+  const slots = 2 ** Math.ceil(Math.log2(n + 1));
+  const order = new Uint32Array(n);
+  if (n === 0 || !packable || (max - min + 1) * slots > Number.MAX_SAFE_INTEGER) {
+    for (let i = 0; i < n; i++) order[i] = i;
+    return order.sort((a, b) => keys[a]! - keys[b]!);
+  }
+  const packed = new Float64Array(n);
+  for (let i = 0; i < n; i++) packed[i] = (2 * keys[i]! - min) * slots + i;
+  packed.sort();
+  for (let i = 0; i < n; i++) order[i] = packed[i]! % slots;
+  return order;
 }
 
 /** First index whose value is >= x. */

@@ -24,7 +24,7 @@ async function readPegs(db: Db, table: string, id: string): Promise<Pegs> {
 async function writeCounts(db: Db, table: string, columns: [string, string], counts: Uint32Array): Promise<void> {
   const appender = await db.appender(table, [{ name: columns[0], type: 'integer' }, { name: columns[1], type: 'integer' }], 'temp');
   try {
-    counts.forEach((count, id) => appender.append([id, count]));
+    appender.appendColumns([Uint32Array.from(counts.keys()), counts]);
   } finally {
     appender.close();
   }
