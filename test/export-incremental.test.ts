@@ -109,7 +109,17 @@ describe.each<Layout>(['ranges', 'files'])('incremental export (%s layout)', (la
     await ensureLabelsTable(db);
     for (const { address } of old) await db.exec("INSERT OR REPLACE INTO labels VALUES ($1, 'Coinbarn', 'exchange', 0.9, 'test', 0)", [address]);
     await analyze(db, { now: now + 15_300, horizon: HORIZON });
-    await exportBoth(db, layout, layout);
+    const labelled = await exportBoth(db, layout, layout);
+    // A chain partition whose blocks are all analysed leaves the analysis out of its metadata, so a new analysis of the same chain carries it over.
+    const open = 'dumps/pegins/pegins-00002000-00002499.parquet';
+    expect(open in files(labelled.incremental.dir)).toBe(true);
+    expect(Object.keys(JSON.parse(readFileSync(join(labelled.incremental.dir, 'changes.json'), 'utf8')).changed)).not.toContain(open);
+    expect(statSync(join(labelled.incremental.dir, open)).nlink).toBeGreaterThan(1);
+
+    // Two horizons later the partition turns final: written once more, its metadata now says so.
+    await advance(2_800, now + 60_000);
+    const later = await exportBoth(db, layout, layout);
+    expect(Object.keys(JSON.parse(readFileSync(join(later.incremental.dir, 'changes.json'), 'utf8')).changed)).toContain(open);
   }, 600_000);
 });
 

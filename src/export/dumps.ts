@@ -77,10 +77,20 @@ const TABLE_METADATA = kvMetadata([
   ['network', "getvariable('dump_network')"], ['from_height', "getvariable('dump_from_height')"], ['to_height', "getvariable('dump_to_height')"],
   ['as_of_height', "getvariable('dump_to_height')"], ['updated_at', "getvariable('dump_updated_at')"],
 ]);
-/** A partition: its own heights; an open one also the analysis, which a final one leaves out so its bytes never change. */
-const partitionMetadata = (p: Partition): string => kvMetadata([
+/**
+ * Whether a partition's rows may differ in the next analysis, so that its
+ * metadata names this one: not when it is final, nor for chain data once
+ * every block of the partition is analysed (only a reorg changes those rows,
+ * and the file is then written again). Leaving the analysis out keeps the
+ * bytes of a partition the same from release to release.
+ */
+const namesAnalysis = (dump: Dump, p: Partition, analysedHeight: number): boolean =>
+  !p.final && (dump.dirtyBy !== null || p.to > analysedHeight);
+
+/** A partition: its own heights, and the analysis when namesAnalysis. */
+const partitionMetadata = (p: Partition, withAnalysis: boolean): string => kvMetadata([
   ['network', "getvariable('dump_network')"], ['from_height', `'${p.from}'`], ['to_height', `'${p.to}'`], ['final', `'${p.final}'`],
-  ...(p.final ? [] : [['as_of_height', "getvariable('dump_to_height')"], ['updated_at', "getvariable('dump_updated_at')"]] as [string, string][]),
+  ...(withAnalysis ? [['as_of_height', "getvariable('dump_to_height')"], ['updated_at', "getvariable('dump_updated_at')"]] as [string, string][] : []),
 ]);
 
 const csvSelect = (dump: Dump, parquet: string): string => {
@@ -97,6 +107,10 @@ export interface DumpOptions {
   finalUpTo: number;
   /** Partitions ending at or below this height may be carried over from the previous release (the dirty floor); -1: none. */
   carryUpTo: number;
+  /** Chain-data partitions ending at or below this height may be carried over (the chain both releases read); -1: none. */
+  chainCarryUpTo: number;
+  /** The previous release's finalUpTo: a partition that became final since is written again (its metadata says final). */
+  previousFinalUpTo: number;
   /** The previous release's dump files (path → entry) an unchanged partition is hard-linked from. */
   previous: Map<string, FileEntry>;
   /** `<side>:<partition start>` of the partitions holding a dirty peg (DIRTY_PARTITIONS). */
@@ -132,7 +146,8 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
         continue;
       }
       const carried = (p: Partition): FileEntry[] | null => {
-        if (!p.final || p.to > opts.carryUpTo || (dump.dirtyBy && opts.dirty.has(`${dump.dirtyBy}:${p.from}`))) return null;
+        if (p.final !== p.to <= opts.previousFinalUpTo) return null;
+        if (dump.dirtyBy === null ? p.to > opts.chainCarryUpTo : !p.final || p.to > opts.carryUpTo || opts.dirty.has(`${dump.dirtyBy}:${p.from}`)) return null;
         const files = (['parquet', 'csv.gz'] as const).map((ext) => opts.previous.get(partitionPath(dump.name, p, ext)));
         return files.every((f) => f !== undefined) ? files as FileEntry[] : null;
       };
@@ -146,7 +161,7 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
       await conn.exec(`CREATE OR REPLACE TEMP TABLE x_dump AS SELECT * FROM (${exportSql(`dump-${dump.name}`)}) WHERE ${dump.height} >= ${toWrite[0]!.from}`);
       for (const p of toWrite) {
         await copy(`SELECT * FROM x_dump WHERE ${dump.height} BETWEEN ${p.from} AND ${p.to} ORDER BY rowid`,
-          partitionPath(dump.name, p, 'parquet'), partitionMetadata(p), dump);
+          partitionPath(dump.name, p, 'parquet'), partitionMetadata(p, namesAnalysis(dump, p, bounds.top)), dump);
       }
     }
     await conn.exec('DROP TABLE IF EXISTS x_dump');

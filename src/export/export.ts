@@ -31,7 +31,7 @@ import { writeChanges } from './changes.js';
 import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease } from './publish.js';
 import { budgetProblems, chooseRangeLayout, DEFAULT_HOST_BUDGET, formatBytes, type HostBudget, type Layout, type ReleaseSize } from './ranges.js';
 import { PreviousRanges, writeRangeFiles } from './range-writer.js';
-import { ATTRIBUTION_INDEX, checkpointHeights, dirtyFloor, EXPORT_FORMAT, extendsPrevious, PEGS_INDEX, modelFingerprint, readState, STATE_PATH, type ExportBasis, type ExportState } from './state.js';
+import { ATTRIBUTION_INDEX, chainUnchangedUpTo, checkpointHeights, dirtyFloor, EXPORT_FORMAT, extendsPrevious, finalHeightOf, PEGS_INDEX, modelFingerprint, readState, STATE_PATH, type ExportBasis, type ExportState } from './state.js';
 import { ReleaseWriter, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
 
 export interface ExportOptions {
@@ -81,6 +81,8 @@ interface TreeOptions {
   previous: { dir: string; state: ExportState | null } | null;
   /** Pegs above this height may have changed; -1 renders everything (state.ts dirtyFloor). */
   floor: number;
+  /** Chain data at or below this height is the previous release's; -1: none (state.ts chainUnchangedUpTo). */
+  chainUnchangedUpTo: number;
   /** The previous release's peg digests, when this chain extends its chain (state.ts extendsPrevious); else every peg above the floor is rendered. */
   previousPegs: string | null;
   dumpPartitionBlocks: number | undefined;
@@ -163,11 +165,12 @@ async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> 
   // Stamps come from the previous release either way; only an incremental export renders just what may have changed.
   const hashAt = (height: number): string | undefined => hashes.get(height);
   const floor = incremental ? dirtyFloor(previousState, basis, hashAt) : -1;
+  const chainUpTo = incremental ? chainUnchangedUpTo(previousState, basis, hashAt) : -1;
   // A release of an earlier pegscope may lack the digests: then every peg above the floor is rendered.
   const pegsIndex = previous && join(previous, PEGS_INDEX);
   const previousPegs = floor >= 0 && extendsPrevious(previousState!, basis, hashAt) && existsSync(pegsIndex!) ? pegsIndex : null;
   const tree: TreeOptions = {
-    log, layout, budget: opts.hostBudget ?? DEFAULT_HOST_BUDGET, progress, step, floor, previousPegs, dumpPartitionBlocks: opts.dumpPartitionBlocks,
+    log, layout, budget: opts.hostBudget ?? DEFAULT_HOST_BUDGET, progress, step, floor, chainUnchangedUpTo: chainUpTo, previousPegs, dumpPartitionBlocks: opts.dumpPartitionBlocks,
     renderBatchDocs: opts.renderBatchDocs ?? RENDER_BATCH_DOCS,
     previous: previous ? { dir: previous, state: previousState } : null,
     state: { format: EXPORT_FORMAT, ...basis, checkpoints },
@@ -217,7 +220,7 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, op
   await db.exec(loadPreviousPegs(opts.previousPegs));
   const horizon = opts.state.horizon_blocks;
   // Blocks at or below it are final: unless the chain reorganises, the next export's floor.
-  const finalUpTo = horizon === null ? -1 : stamp.as_of_height - 2 * horizon;
+  const finalUpTo = finalHeightOf({ as_of_height: stamp.as_of_height, horizon_blocks: horizon });
   // Macros, not parameters: the script's statements all read them.
   await db.exec(`CREATE OR REPLACE TEMP MACRO dirty_floor() AS ${Math.trunc(opts.floor)}; CREATE OR REPLACE TEMP MACRO next_floor() AS ${Math.trunc(finalUpTo)}`);
   await db.exec(DIRTY);
@@ -233,6 +236,8 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, op
   const dumpOptions: DumpOptions = {
     finalUpTo,
     carryUpTo: opts.floor,
+    chainCarryUpTo: opts.chainUnchangedUpTo,
+    previousFinalUpTo: finalHeightOf(opts.previous?.state ?? null),
     partitionBlocks: opts.dumpPartitionBlocks,
     previous: new Map((await db.all<FileEntry>(PREVIOUS_DUMPS)).map((f) => [f.path, { path: f.path, size: Number(f.size), sha256: f.sha256 }])),
     dirty: new Set((await db.all<{ part: string }>(DIRTY_PARTITIONS, [opts.dumpPartitionBlocks ?? PARTITION_BLOCKS])).map((r) => r.part)),

@@ -23,7 +23,7 @@ export const PEGS_INDEX = 'data/pegs.parquet';
  * Bumped whenever the exporter renders any document differently: a release
  * of another format is never built on, the next export renders everything.
  */
-export const EXPORT_FORMAT = 1;
+export const EXPORT_FORMAT = 2;
 
 /** A release's state: what it was made from, its format, range layout and chain checkpoints. */
 export interface ExportState extends ExportBasis {
@@ -82,12 +82,27 @@ export interface ExportBasis {
  * "The horizon").
  */
 export function dirtyFloor(previous: ExportState | null, basis: ExportBasis, hashAt: (height: number) => string | undefined): number {
+  const unchanged = chainUnchangedUpTo(previous, basis, hashAt);
+  return unchanged < 0 ? -1 : Math.max(-1, unchanged - 2 * previous!.horizon_blocks!);
+}
+
+/**
+ * The highest height up to which the chain both releases read is the same
+ * (the previous and this analysed height, and the highest of the previous
+ * release's checkpoints still on the chain); -1 when the releases are not
+ * comparable (as for dirtyFloor). Chain data at or below it is unchanged.
+ */
+export function chainUnchangedUpTo(previous: ExportState | null, basis: ExportBasis, hashAt: (height: number) => string | undefined): number {
   if (!previous || previous.model !== basis.model || previous.layout !== basis.layout) return -1;
   if (previous.horizon_blocks === null || previous.horizon_blocks !== basis.horizon_blocks || previous.tolerance !== basis.tolerance) return -1;
   const onChain = previous.checkpoints.filter(([height, hash]) => hashAt(height) === hash).map(([height]) => height);
   if (onChain.length === 0) return -1;
-  const unchangedUpTo = Math.min(previous.as_of_height, basis.as_of_height, Math.max(...onChain));
-  return Math.max(-1, unchangedUpTo - 2 * previous.horizon_blocks);
+  return Math.min(previous.as_of_height, basis.as_of_height, Math.max(...onChain));
+}
+
+/** The highest height whose documents are final in a release of this analysis (two horizons below it); -1: none. */
+export function finalHeightOf(state: Pick<ExportState, 'as_of_height' | 'horizon_blocks'> | null): number {
+  return state?.horizon_blocks == null ? -1 : state.as_of_height - 2 * state.horizon_blocks;
 }
 
 /**
