@@ -2,11 +2,13 @@
 -- count tables): every peg-in's anonymity set (peg-ins within ±tol and
 -- within {{horizon_blocks}} blocks of it) and every peg-out's window (peg-ins in
 -- [A, A + tol] in the {{horizon_blocks}} blocks before it).
+-- Any numbering 0..n-1 will do (no sort): an id only ties a peg to its count
+-- within this run, and no result depends on its value.
 CREATE OR REPLACE TEMP TABLE w_pegin_ids AS
-SELECT row_number() OVER (ORDER BY txid, vout)::INTEGER - 1 AS id, txid, vout, height, amount FROM w_pegins;
+SELECT row_number() OVER ()::INTEGER - 1 AS id, txid, vout, height, amount FROM w_pegins;
 
 CREATE OR REPLACE TEMP TABLE w_pegout_ids AS
-SELECT row_number() OVER (ORDER BY txid, vout)::INTEGER - 1 AS orid, txid, vout, address, height, amount FROM w_pegouts;
+SELECT row_number() OVER ()::INTEGER - 1 AS orid, txid, vout, address, height, amount FROM w_pegouts;
 
 CREATE OR REPLACE TEMP TABLE w_pegin_sets (id INTEGER, anonymity_set INTEGER);
 CREATE OR REPLACE TEMP TABLE w_pegout_windows (orid INTEGER, window_count INTEGER);
