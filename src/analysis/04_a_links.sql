@@ -10,22 +10,23 @@
 -- buckets of its first and last block), an equi-join on rank filtered by
 -- height. Ranking by amount alone expanded every peg-in of the amount range
 -- in the whole chain: 18× the pairs kept at the x10 preset.
+-- Among one peg-out's candidates of equal block gap (one height, so one
+-- bucket), rk orders by amount, txid, vout: the tie-break of reported links.
 -- The pair pipeline carries integer ids only (peg-in rank rk, peg-out id orid);
 -- txids and addresses are joined back for the reported rows at the end.
 CREATE OR REPLACE TEMP TABLE w_pegin_ranked AS
 SELECT txid, vout, height, amount, height // {{horizon_blocks}} AS bucket,
-       row_number() OVER (ORDER BY amount, height, txid, vout) AS rk,
-       row_number() OVER (ORDER BY height // {{horizon_blocks}}, amount, height, txid, vout) AS bucket_rk,
+       row_number() OVER (ORDER BY height // {{horizon_blocks}}, amount, height, txid, vout) AS rk,
        count(*) OVER (PARTITION BY amount ORDER BY height
                       RANGE BETWEEN {{horizon_blocks}} PRECEDING AND {{horizon_blocks}} FOLLOWING) AS exact_count
 FROM w_pegins;
 
--- Per bucket: the last bucket_rk at or below each distinct amount, and
+-- Per bucket: the last rk at or below each distinct amount, and
 -- (amount -1) the last one before the bucket, so every lookup finds a row.
 CREATE OR REPLACE TEMP TABLE w_pegin_cum AS
-SELECT bucket, amount, max(bucket_rk) AS cum FROM w_pegin_ranked GROUP BY bucket, amount
+SELECT bucket, amount, max(rk) AS cum FROM w_pegin_ranked GROUP BY bucket, amount
 UNION ALL
-SELECT bucket, -1 AS amount, min(bucket_rk) - 1 AS cum FROM w_pegin_ranked GROUP BY bucket;
+SELECT bucket, -1 AS amount, min(rk) - 1 AS cum FROM w_pegin_ranked GROUP BY bucket;
 
 CREATE OR REPLACE TEMP TABLE w_windows AS
 SELECT o.orid, o.height, o.amount, o.bucket, lo.cum AS below, hi.cum - lo.cum AS bucket_count
@@ -41,9 +42,9 @@ SELECT w.orid, p.rk, p.exact_count,
        w.height AS pegout_height, w.amount AS pegout_amount, p.height AS pegin_height, p.amount AS pegin_amount,
        p.amount - w.amount AS amount_diff, w.height - p.height AS block_gap,
        least({{horizon_blocks}}, w.height - (SELECT first_height FROM w_horizon) + 1) AS horizon
-FROM (SELECT orid, height, amount, unnest(range(below + 1, below + bucket_count + 1)) AS bucket_rk
+FROM (SELECT orid, height, amount, unnest(range(below + 1, below + bucket_count + 1)) AS rk
       FROM w_windows WHERE bucket_count > 0) w
-JOIN (SELECT bucket_rk, rk, height, amount, exact_count FROM w_pegin_ranked) p ON p.bucket_rk = w.bucket_rk
+JOIN (SELECT rk, height, amount, exact_count FROM w_pegin_ranked) p ON p.rk = w.rk
 WHERE p.height < w.height AND p.height >= w.height - {{horizon_blocks}};
 
 -- Density (per litoshi) of the fee-rate part of a peg-out kernel fee:
