@@ -146,8 +146,11 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
         continue;
       }
       const carried = (p: Partition): FileEntry[] | null => {
-        if (p.final !== p.to <= opts.previousFinalUpTo) return null;
-        if (dump.dirtyBy === null ? p.to > opts.chainCarryUpTo : !p.final || p.to > opts.carryUpTo || opts.dirty.has(`${dump.dirtyBy}:${p.from}`)) return null;
+        const sameFinality = p.final === p.to <= opts.previousFinalUpTo;
+        const sameRows = dump.dirtyBy === null
+          ? p.to <= opts.chainCarryUpTo
+          : p.final && p.to <= opts.carryUpTo && !opts.dirty.has(`${dump.dirtyBy}:${p.from}`);
+        if (!sameFinality || !sameRows) return null;
         const files = (['parquet', 'csv.gz'] as const).map((ext) => opts.previous.get(partitionPath(dump.name, p, ext)));
         return files.every((f) => f !== undefined) ? files as FileEntry[] : null;
       };

@@ -164,8 +164,8 @@ async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> 
   const checkpoints = checkpointHeights(stamp.as_of_height).filter((height) => hashes.has(height)).map((height) => [height, hashes.get(height)!] as [number, string]);
   // Stamps come from the previous release either way; only an incremental export renders just what may have changed.
   const hashAt = (height: number): string | undefined => hashes.get(height);
-  const floor = incremental ? dirtyFloor(previousState, basis, hashAt) : -1;
   const chainUpTo = incremental ? chainUnchangedUpTo(previousState, basis, hashAt) : -1;
+  const floor = dirtyFloor(previousState, chainUpTo);
   // A release of an earlier pegscope may lack the digests: then every peg above the floor is rendered.
   const pegsIndex = previous && join(previous, PEGS_INDEX);
   const previousPegs = floor >= 0 && extendsPrevious(previousState!, basis, hashAt) && existsSync(pegsIndex!) ? pegsIndex : null;
@@ -218,9 +218,8 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, op
   await db.exec(KEYS);
   await db.exec(loadPreviousAttribution(opts.floor >= 0 ? join(opts.previous!.dir, ATTRIBUTION_INDEX) : null));
   await db.exec(loadPreviousPegs(opts.previousPegs));
-  const horizon = opts.state.horizon_blocks;
   // Blocks at or below it are final: unless the chain reorganises, the next export's floor.
-  const finalUpTo = finalHeightOf({ as_of_height: stamp.as_of_height, horizon_blocks: horizon });
+  const finalUpTo = finalHeightOf(opts.state);
   // Macros, not parameters: the script's statements all read them.
   await db.exec(`CREATE OR REPLACE TEMP MACRO dirty_floor() AS ${Math.trunc(opts.floor)}; CREATE OR REPLACE TEMP MACRO next_floor() AS ${Math.trunc(finalUpTo)}`);
   await db.exec(DIRTY);

@@ -72,8 +72,8 @@ export interface ExportBasis {
  * previous release, and no peg at or below it, except through what documents
  * show of addresses (attribution, clusters, reuse). -1 when everything must
  * be rendered: no previous state, another model, format, layout, horizon or
- * tolerance, or none of its checkpoints still on the chain. `hashAt` gives
- * today's block hash at a height (undefined when there is none).
+ * tolerance, or none of its checkpoints still on the chain (chainUpTo, from
+ * chainUnchangedUpTo, is then -1).
  *
  * Why two horizons: blocks above X (the previous height, or the highest
  * checkpoint still on the chain after a reorg) change the links of peg-outs
@@ -81,16 +81,16 @@ export interface ExportBasis {
  * candidates are reported, reach peg-ins down to X − 2H (docs/methodology.md
  * "The horizon").
  */
-export function dirtyFloor(previous: ExportState | null, basis: ExportBasis, hashAt: (height: number) => string | undefined): number {
-  const unchanged = chainUnchangedUpTo(previous, basis, hashAt);
-  return unchanged < 0 ? -1 : Math.max(-1, unchanged - 2 * previous!.horizon_blocks!);
+export function dirtyFloor(previous: ExportState | null, chainUpTo: number): number {
+  return chainUpTo < 0 || previous?.horizon_blocks == null ? -1 : Math.max(-1, chainUpTo - 2 * previous.horizon_blocks);
 }
 
 /**
  * The highest height up to which the chain both releases read is the same
  * (the previous and this analysed height, and the highest of the previous
  * release's checkpoints still on the chain); -1 when the releases are not
- * comparable (as for dirtyFloor). Chain data at or below it is unchanged.
+ * comparable. Chain data at or below it is unchanged. `hashAt` gives today's
+ * block hash at a height (undefined when there is none).
  */
 export function chainUnchangedUpTo(previous: ExportState | null, basis: ExportBasis, hashAt: (height: number) => string | undefined): number {
   if (!previous || previous.model !== basis.model || previous.layout !== basis.layout) return -1;
