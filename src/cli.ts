@@ -151,10 +151,11 @@ export function buildProgram(): Command {
     });
 
   withMemory(withAnalysis(withCommon(program.command('analyze').description('recompute every derived table atomically'))))
-    .action(async (flags: CommonOptions & MemoryFlags & { horizon: number }) => {
+    .option('--full', 'recompute the links and anonymity sets of every peg, not only those the new blocks can change')
+    .action(async (flags: CommonOptions & MemoryFlags & { horizon: number; full?: boolean }) => {
       const config = resolveConfig(flags);
       const { analyze } = await import('./analysis/analyze.js');
-      await withDb(config, async (db) => { await analyze(db, { horizon: flags.horizon, memoryLimitMb: flags.memoryLimit, log }); }, true);
+      await withDb(config, async (db) => { await analyze(db, { horizon: flags.horizon, full: flags.full, memoryLimitMb: flags.memoryLimit, log }); }, true);
     });
 
   withMemory(withRelease(withCommon(program.command('export').description('write and publish a new release of the static tree'))))

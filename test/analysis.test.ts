@@ -117,8 +117,9 @@ describe('round-trip links', () => {
     expect(reasons[1]).toBe(`1 candidate peg-in(s) in the window [${formatCoin(pegout)}, ${formatCoin(pegout + P.tol)}]`);
     expect(reasons[3]).toBe(`block gap 40 (about ${(40 * CHAIN_FACTS.block_seconds.value / 3600).toFixed(1)} hours)`);
     expect(await d.all('SELECT key, value FROM a_meta ORDER BY key')).toEqual([
-      { key: 'as_of_height', value: '300' }, { key: 'horizon_blocks', value: String(P.horizon_blocks) }, { key: 'network', value: 'sim' },
-      { key: 'tolerance', value: String(P.tol) }, { key: 'updated_at', value: '1700000000' },
+      { key: 'as_of_height', value: '300' }, { key: 'horizon_blocks', value: String(P.horizon_blocks) },
+      { key: 'model_digest', value: expect.stringMatching(/^\d+$/) }, { key: 'network', value: 'sim' },
+      { key: 'tip_hash', value: 'h300' }, { key: 'tolerance', value: String(P.tol) }, { key: 'updated_at', value: '1700000000' },
     ]);
   });
 

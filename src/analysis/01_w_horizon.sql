@@ -10,5 +10,7 @@ SELECT row_number() OVER ()::INTEGER - 1 AS id, txid, vout, height, amount FROM 
 CREATE OR REPLACE TEMP TABLE w_pegout_ids AS
 SELECT row_number() OVER ()::INTEGER - 1 AS orid, txid, vout, address, height, amount FROM w_pegouts;
 
+-- Counted here: anonymity sets of peg-ins from {{recount_from}} on (a set reaches H
+-- blocks up) and windows of the peg-outs whose links are computed (04_a_links.sql).
 CREATE OR REPLACE TEMP TABLE w_pegin_sets (id INTEGER, anonymity_set INTEGER);
 CREATE OR REPLACE TEMP TABLE w_pegout_windows (orid INTEGER, window_count INTEGER);

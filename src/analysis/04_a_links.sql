@@ -14,12 +14,18 @@
 -- bucket), rk orders by amount, txid, vout: the tie-break of reported links.
 -- The pair pipeline carries integer ids only (peg-in rank rk, peg-out id orid);
 -- txids and addresses are joined back for the reported rows at the end.
+-- Only peg-outs at or above {{relink_from}} get their links here (every one in a
+-- full run; analyze.ts carries the others over from the previous analysis).
+-- Their candidates' other exits (competitors, shares) reach back to peg-outs
+-- H blocks lower, whose windows reach H blocks lower still: peg-ins from
+-- {{relink_from}} − 2H on are all the pairs need.
 CREATE OR REPLACE TEMP TABLE w_pegin_ranked AS
 SELECT txid, vout, height, amount, height // {{horizon_blocks}} AS bucket,
        row_number() OVER (ORDER BY height // {{horizon_blocks}}, amount, height, txid, vout) AS rk,
        count(*) OVER (PARTITION BY amount ORDER BY height
                       RANGE BETWEEN {{horizon_blocks}} PRECEDING AND {{horizon_blocks}} FOLLOWING) AS exact_count
-FROM w_pegins;
+FROM w_pegins
+WHERE height >= {{relink_from}} - 2 * {{horizon_blocks}};
 
 -- Per bucket: the last rk at or below each distinct amount, and
 -- (amount -1) the last one before the bucket, so every lookup finds a row.
@@ -118,5 +124,5 @@ SELECT o.txid AS pegout_txid, o.vout AS pegout_vout, pegout_height, pegout_amoun
 FROM reportable r
 JOIN w_pegout_ids o USING (orid)
 JOIN w_pegin_ranked p USING (rk)
-WHERE pos <= {{max_reported_per_pegout}} AND confidence >= {{min_reported}}
+WHERE pos <= {{max_reported_per_pegout}} AND confidence >= {{min_reported}} AND pegout_height >= {{relink_from}}
 ORDER BY confidence DESC, block_gap, pegout_txid, pegout_vout;

@@ -8,11 +8,17 @@
  * Building outside the transaction matters: DuckDB 1.5 runs ASOF joins over
  * transaction-local tables orders of magnitude slower (measured: 290 s instead
  * of 0.3 s for the link windows of the mainnet preset).
+ * A run continues the published analysis when that one used the same model
+ * and its chain is still this one's: links and anonymity sets of pegs more
+ * than the horizon below the new blocks are final (SPEC §2), so they are
+ * carried over and only the pegs above are counted and linked again.
  * Formulas and constants: docs/methodology.md.
  */
+import { createHash } from 'node:crypto';
 import type { Litoshi } from '../domain/amount.js';
 import { bindSql, DEFAULT_ANALYZE_MEMORY_MB, DEFAULT_PARAMS, HIGH_CONFIDENCE, LABEL_CATEGORIES, modelSqlValues, type AnalysisParams } from '../domain/model.js';
 import { readSql, type Db } from '../store/db.js';
+import { packageVersion } from '../version.js';
 import { fillHorizonCounts } from './horizon.js';
 
 /** The tunable constants and their defaults live in the model registry (src/domain/model.ts). */
@@ -26,6 +32,8 @@ export interface AnalyzeOptions {
   /** Blocks of the horizon (SPEC §2); default HORIZON_BLOCKS. */
   horizon?: number;
   params?: Partial<AnalysisParams>;
+  /** Recompute every peg instead of continuing the published analysis. */
+  full?: boolean;
   /** DuckDB memory limit while analysing (it spills to disk beyond it); default DEFAULT_ANALYZE_MEMORY_MB. */
   memoryLimitMb?: number;
   /** Called after each step and after each published table (tests use it to kill a run mid-way). */
@@ -37,8 +45,10 @@ export interface AnalyzeResult {
   updatedAt: number;
   links: number;
   highConfidenceLinks: number;
-  /** Peg-in/peg-out pairs the link step expanded (bounded by max_join per peg-out). */
+  /** Peg-in/peg-out pairs the link step expanded this run (bounded by max_join per peg-out). */
   candidatePairs: number;
+  /** The lowest height of new blocks when this run continued the published analysis; null when it recomputed every peg. */
+  continuedFrom: number | null;
   clusterIterations: number;
   steps: { step: string; ms: number }[];
 }
@@ -77,9 +87,17 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
   await ensureLabelsTable(db);
   const height = await asOfHeight(db);
   const updatedAt = opts.now ?? Math.floor(Date.now() / 1000);
-  const values: Record<string, number> = { ...modelSqlValues(params), as_of_height: height, now: updatedAt };
+  const model = modelSqlValues(params);
+  const modelDigest = digestOf(model);
+  const continuedFrom = opts.full ? null : await continuableFrom(db, modelDigest, height);
+  const recompute = recomputedFrom(continuedFrom ?? 0, params.horizon_blocks);
+  const values: Record<string, number> = {
+    ...model, as_of_height: height, now: updatedAt, model_digest: modelDigest, relink_from: recompute.links, recount_from: recompute.sets,
+  };
   const steps: { step: string; ms: number }[] = [];
   let clusterIterations = 0;
+  log(continuedFrom === null ? 'analyze: every peg'
+    : `analyze: continuing the analysis at height ${continuedFrom - 1}: links of peg-outs from height ${recompute.links}, anonymity sets of peg-ins from height ${recompute.sets}`);
 
   const result = await db.withMemoryLimit(opts.memoryLimitMb ?? DEFAULT_ANALYZE_MEMORY_MB, async () => {
     try {
@@ -87,7 +105,11 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
       for (const step of STEPS) {
         const started = performance.now();
         await db.exec(bindSql(readSql(import.meta.url, `${step}.sql`), values));
-        if (step === '01_w_horizon') await fillHorizonCounts(db, params.tol, params.horizon_blocks);
+        if (step === '01_w_horizon') {
+          await fillHorizonCounts(db, params.tol, params.horizon_blocks, { sets: recompute.sets, windows: recompute.windows });
+          if (continuedFrom !== null) await carrySets(db, recompute.sets);
+        }
+        if (step === '04_a_links' && continuedFrom !== null) await db.exec(CARRY_LINKS(await publishedCatalog(db)), [recompute.links]);
         if (step === '06_a_clusters') clusterIterations = await runClusters(db, values);
         const ms = Math.round(performance.now() - started);
         steps.push({ step, ms });
@@ -110,7 +132,60 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
     }
   });
   log(`analyze: as of height ${height}: ${result.links} links (${result.highConfidenceLinks} at confidence >= ${HIGH_CONFIDENCE})`);
-  return { asOfHeight: height, updatedAt, ...result, clusterIterations, steps };
+  return { asOfHeight: height, updatedAt, ...result, continuedFrom, clusterIterations, steps };
+}
+
+/**
+ * What a run recomputes once blocks from height `changedFrom` on are new
+ * (0: every peg). A peg-in's set reaches H blocks up; a peg-out's link
+ * depends on its candidates' other exits, up to H − 1 blocks above it; the
+ * links need the windows of peg-outs H blocks lower (those other exits').
+ */
+export function recomputedFrom(changedFrom: number, horizon: number): { sets: number; links: number; windows: number } {
+  const links = changedFrom - horizon + 1;
+  return { sets: changedFrom - horizon, links, windows: links - horizon + 1 };
+}
+
+/** The model as a number a_meta records (48 bits of a sha256): its values, its SQL and the pegscope version. */
+function digestOf(model: Record<string, number>): number {
+  const sql = STEPS.map((step) => readSql(import.meta.url, `${step}.sql`));
+  const hex = createHash('sha256').update(JSON.stringify({ model, sql, version: packageVersion() })).digest('hex');
+  return Number.parseInt(hex.slice(0, 12), 16);
+}
+
+/**
+ * The lowest new height when the published analysis can be continued: it
+ * used this model, and the block at its height is still this chain's (the
+ * scanner keeps one chain, so nothing below it changed either); else null.
+ */
+async function continuableFrom(db: Db, modelDigest: number, height: number): Promise<number | null> {
+  const rows = await db.all<{ key: string; value: string | null }>(
+    "SELECT key, value FROM a_meta WHERE key IN ('as_of_height', 'tip_hash', 'model_digest')").catch(() => []);
+  const meta = new Map(rows.map((r) => [r.key, r.value]));
+  const previous = Number(meta.get('as_of_height'));
+  if (meta.get('model_digest') !== String(modelDigest) || !Number.isSafeInteger(previous) || previous > height) return null;
+  const tip = await db.one<{ hash: string }>('SELECT hash FROM blocks WHERE height = $1', [previous]);
+  return tip !== undefined && tip.hash === meta.get('tip_hash') ? previous + 1 : null;
+}
+
+/** The published database's name, to reach a published table that a temp one of this run shadows. */
+async function publishedCatalog(db: Db): Promise<string> {
+  const row = await db.one<{ name: string }>('SELECT current_database() AS name');
+  return `"${(row?.name ?? 'main').replace(/"/g, '""')}"`;
+}
+
+/** The published links of peg-outs below $1, which this run did not recompute. */
+const CARRY_LINKS = (catalog: string): string => `INSERT INTO temp.main.a_links SELECT * FROM ${catalog}.main.a_links WHERE pegout_height < $1`;
+/** The published anonymity sets of peg-ins below $1, which this run did not count. */
+const CARRY_SETS = (catalog: string): string => `INSERT INTO w_pegin_sets SELECT i.id, s.anonymity_set
+  FROM w_pegin_ids i JOIN ${catalog}.main.a_pegin_scores s USING (txid, vout) WHERE i.height < $1`;
+
+async function carrySets(db: Db, below: number): Promise<void> {
+  await db.exec(CARRY_SETS(await publishedCatalog(db)), [below]);
+  const counts = (await db.one<{ sets: bigint; pegins: bigint }>('SELECT (SELECT count(*) FROM w_pegin_sets) AS sets, (SELECT count(*) FROM w_pegin_ids) AS pegins'))!;
+  if (counts.sets !== counts.pegins) {
+    throw new Error(`analyze: the published analysis has no anonymity set for ${counts.pegins - counts.sets} peg-ins below height ${below}; run \`pegscope analyze --full\``);
+  }
 }
 
 /** The label categories of the model registry as the work table w_label_categories (category, risk, propagates). */
@@ -127,8 +202,7 @@ async function loadLabelCategories(db: Db): Promise<void> {
 
 /** One transaction: every freshly built temp a_* table replaces its published twin. */
 async function publish(db: Db, onStep: AnalyzeOptions['onStep']): Promise<void> {
-  const row = await db.one<{ name: string }>('SELECT current_database() AS name');
-  const catalog = `"${(row?.name ?? 'main').replace(/"/g, '""')}"`;
+  const catalog = await publishedCatalog(db);
   await db.transaction(async () => {
     for (const table of DERIVED_TABLES) {
       await db.exec(`CREATE OR REPLACE TABLE ${catalog}.main.${table} AS SELECT * FROM temp.main.${table}`);
