@@ -109,7 +109,7 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
           await fillHorizonCounts(db, params.tol, params.horizon_blocks, { sets: recompute.sets, windows: recompute.windows });
           if (continuedFrom !== null) await carrySets(db, recompute.sets);
         }
-        if (step === '04_a_links' && continuedFrom !== null) await db.exec(CARRY_LINKS(await publishedCatalog(db)), [recompute.links]);
+        if (step === '04_a_links' && continuedFrom !== null) await db.exec(CARRY_LINKS(await publishedCatalog(db), recompute.links));
         if (step === '06_a_clusters') clusterIterations = await runClusters(db, values);
         const ms = Math.round(performance.now() - started);
         steps.push({ step, ms });
@@ -120,7 +120,7 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
         'SELECT count(*) AS links, count(*) FILTER (WHERE confidence >= $1) AS high, (SELECT count(*) FROM w_pairs) AS pairs FROM temp.main.a_links',
         [HIGH_CONFIDENCE]);
       const started = performance.now();
-      await publish(db, opts.onStep);
+      await publish(db, continuedFrom === null ? null : recompute.links, opts.onStep);
       steps.push({ step: 'publish', ms: Math.round(performance.now() - started) });
       return {
         links: Number(counts?.links ?? 0),
@@ -174,8 +174,17 @@ async function publishedCatalog(db: Db): Promise<string> {
   return `"${(row?.name ?? 'main').replace(/"/g, '""')}"`;
 }
 
-/** The published links of peg-outs below $1, which this run did not recompute. */
-const CARRY_LINKS = (catalog: string): string => `INSERT INTO temp.main.a_links SELECT * FROM ${catalog}.main.a_links WHERE pegout_height < $1`;
+/**
+ * a_links for the later steps: the published links of peg-outs below
+ * `from`, which this run did not recompute, and this run's (w_new_links).
+ * A view, so the carried links are neither copied here nor written again
+ * when publishing (x10: 1.8 s).
+ */
+const CARRY_LINKS = (catalog: string, from: number): string => `ALTER TABLE temp.main.a_links RENAME TO w_new_links;
+  CREATE TEMP VIEW a_links AS SELECT * FROM ${catalog}.main.a_links WHERE pegout_height < ${Math.trunc(from)} UNION ALL SELECT * FROM w_new_links`;
+/** Publishes a continuing run's links: those of peg-outs from `from` on replaced. */
+const PUBLISH_NEW_LINKS = (catalog: string, from: number): string => `DELETE FROM ${catalog}.main.a_links WHERE pegout_height >= ${Math.trunc(from)};
+  INSERT INTO ${catalog}.main.a_links SELECT * FROM w_new_links`;
 /** The published anonymity sets of peg-ins below $1, which this run did not count. */
 const CARRY_SETS = (catalog: string): string => `INSERT INTO w_pegin_sets SELECT i.id, s.anonymity_set
   FROM w_pegin_ids i JOIN ${catalog}.main.a_pegin_scores s USING (txid, vout) WHERE i.height < $1`;
@@ -200,12 +209,16 @@ async function loadLabelCategories(db: Db): Promise<void> {
   }
 }
 
-/** One transaction: every freshly built temp a_* table replaces its published twin. */
-async function publish(db: Db, onStep: AnalyzeOptions['onStep']): Promise<void> {
+/**
+ * One transaction: every freshly built temp a_* table replaces its published
+ * twin; a continuing run (`linksFrom` not null) replaces only the links it recomputed.
+ */
+async function publish(db: Db, linksFrom: number | null, onStep: AnalyzeOptions['onStep']): Promise<void> {
   const catalog = await publishedCatalog(db);
   await db.transaction(async () => {
     for (const table of DERIVED_TABLES) {
-      await db.exec(`CREATE OR REPLACE TABLE ${catalog}.main.${table} AS SELECT * FROM temp.main.${table}`);
+      await db.exec(table === 'a_links' && linksFrom !== null ? PUBLISH_NEW_LINKS(catalog, linksFrom)
+        : `CREATE OR REPLACE TABLE ${catalog}.main.${table} AS SELECT * FROM temp.main.${table}`);
       await onStep?.(`publish:${table}`);
     }
   });
@@ -233,6 +246,6 @@ async function dropWorkTables(db: Db): Promise<void> {
     "SELECT table_name AS name FROM duckdb_tables() WHERE temporary AND (table_name LIKE 'w\\_%' ESCAPE '\\' OR table_name LIKE 'a\\_%' ESCAPE '\\')");
   for (const { name } of rows) await db.exec(`DROP TABLE IF EXISTS temp.main."${name}"`);
   const views = await db.all<{ name: string }>(
-    "SELECT view_name AS name FROM duckdb_views() WHERE temporary AND view_name LIKE 'w\\_%' ESCAPE '\\'");
+    "SELECT view_name AS name FROM duckdb_views() WHERE temporary AND (view_name LIKE 'w\\_%' ESCAPE '\\' OR view_name LIKE 'a\\_%' ESCAPE '\\')");
   for (const { name } of views) await db.exec(`DROP VIEW IF EXISTS temp.main."${name}"`);
 }
