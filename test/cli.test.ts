@@ -99,6 +99,21 @@ describe('pegscope CLI', () => {
   });
 });
 
+describe('pegscope analyze', () => {
+  it('continues the published analysis, and --full recomputes every peg', async () => {
+    const db = join(mkdtempSync(join(tmpdir(), 'pegscope-cli-')), 'sim.duckdb');
+    expect((await run(['scan', '--source', 'sim', '--preset', 'tiny', '--to', '1500', '--db', db])).code).toBe(0);
+    const analyze = async (...flags: string[]): Promise<string> => {
+      const { code, stderr, stdout } = await run(['analyze', '--db', db, '--horizon', '100', ...flags]);
+      expect(code).toBe(0);
+      return stderr + stdout;
+    };
+    expect(await analyze()).toContain('analyze: every peg');
+    expect(await analyze()).toContain('analyze: continuing the analysis at height 1500: links of peg-outs from height 1402, anonymity sets of peg-ins from height 1401');
+    expect(await analyze('--full')).toContain('analyze: every peg');
+  }, 60_000);
+});
+
 describe('pegscope CLI with a node that is not what it should be', () => {
   const servers: { close(): void }[] = [];
   afterEach(() => { while (servers.length) servers.pop()!.close(); });
