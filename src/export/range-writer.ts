@@ -38,14 +38,17 @@ interface RangeLine {
   stamp: { height: number; time: number };
 }
 
+/** Previous range files read ahead of the range being built: one read at a time waited 9.9 s on them after 1 block at x10, 16 at once 1.9 s. */
+const READ_AHEAD = 16;
+
 /**
  * The range files of the previous release, for the documents this export did
  * not render, as the bytes they are there. Ranges are built in prefix order,
- * so the few files last read are the ones asked next (also when the prefix
- * length changed).
+ * so the files read are the ones asked next (also when the prefix length
+ * changed); `readAhead` starts reading the file of a range built soon.
  */
 export class PreviousRanges {
-  private readonly recent = new Map<string, IndexedRange>();
+  private readonly recent = new Map<string, Promise<IndexedRange>>();
 
   constructor(private readonly dir: string, private readonly lengths: Record<RangeKind, number>) {}
 
@@ -54,15 +57,27 @@ export class PreviousRanges {
     const length = this.lengths[kind];
     // The previous prefix is this one cut short, unless that release's ranges were finer.
     const path = rangePath(kind, length <= prefix.length ? prefix.slice(0, length) : sha256(key).slice(0, length));
-    let range = this.recent.get(path);
-    if (!range) {
-      range = indexRange(await readFile(join(this.dir, path)));
-      if (this.recent.size >= 16) this.recent.delete(this.recent.keys().next().value!);
-      this.recent.set(path, range);
-    }
+    const range = await this.load(path);
     const doc = (part === 0 ? range.documents : range.chains).get(key);
     if (doc === undefined) throw new Error(`export: the previous release's ${path} lacks ${key}, which this export did not render. Please report this; deleting the previous release's ${DOCS_INDEX} makes the next export render every document`);
     return doc;
+  }
+
+  /** Starts reading the previous file of range `prefix`, when that file follows from the prefix (its ranges were not finer). */
+  readAhead(kind: RangeKind, prefix: string): void {
+    const length = this.lengths[kind];
+    if (length <= prefix.length) void this.load(rangePath(kind, prefix.slice(0, length))).catch(() => undefined);
+  }
+
+  /** The file at `path`, indexed; the last few stay (a failed read is reported to whoever awaits it). */
+  private load(path: string): Promise<IndexedRange> {
+    let range = this.recent.get(path);
+    if (!range) {
+      range = readFile(join(this.dir, path)).then(indexRange);
+      if (this.recent.size >= 4 * READ_AHEAD) this.recent.delete(this.recent.keys().next().value!);
+      this.recent.set(path, range);
+    }
+    return range;
   }
 }
 
@@ -92,10 +107,12 @@ export async function writeRangeFiles(
     map[row.alias] = Number(row.q);
   }
   progress.start(`export ${pseudo}`, todo.length, 'files');
+  for (const prefix of todo.slice(0, READ_AHEAD)) previous?.readAhead(kind, prefix);
   const lines = rangeLines(db);
   let pending = await lines.next();
   for (let i = 0; i < todo.length; i++) {
     const prefix = todo[i]!;
+    if (i + READ_AHEAD < todo.length) previous?.readAhead(kind, todo[i + READ_AHEAD]!);
     const docs: RangeLine[] = [];
     while (!pending.done && pending.value.prefix === prefix) {
       docs.push(pending.value.line);
