@@ -70,6 +70,8 @@ async function main(): Promise<void> {
   const started = performance.now();
   await analyze(db, {
     params: args.params,
+    // Every pair of the chain, not only those a run continuing the cached database's analysis would expand.
+    full: true,
     // Keep the unfiltered candidate pairs of this run for the naive formula.
     onStep: async (step) => {
       if (step !== '04_a_links') return;
