@@ -88,7 +88,9 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
   const height = await asOfHeight(db);
   const updatedAt = opts.now ?? Math.floor(Date.now() / 1000);
   const model = modelSqlValues(params);
-  const modelDigest = digestOf(model);
+  const stepSql = new Map(STEPS.map((step) => [step, readSql(import.meta.url, `${step}.sql`)]));
+  const modelDigest = digestOf(model, [...stepSql.values()]);
+  const catalog = await publishedCatalog(db);
   const continuedFrom = opts.full ? null : await continuableFrom(db, modelDigest, height);
   const recompute = recomputedFrom(continuedFrom ?? 0, params.horizon_blocks);
   const values: Record<string, number> = {
@@ -104,12 +106,12 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
       await loadLabelCategories(db);
       for (const step of STEPS) {
         const started = performance.now();
-        await db.exec(bindSql(readSql(import.meta.url, `${step}.sql`), values));
+        await db.exec(bindSql(stepSql.get(step)!, values));
         if (step === '01_w_horizon') {
           await fillHorizonCounts(db, params.tol, params.horizon_blocks, { sets: recompute.sets, windows: recompute.windows });
-          if (continuedFrom !== null) await carrySets(db, recompute.sets);
+          if (continuedFrom !== null) await carrySets(db, catalog, recompute.sets);
         }
-        if (step === '04_a_links' && continuedFrom !== null) await db.exec(CARRY_LINKS(await publishedCatalog(db), recompute.links));
+        if (step === '04_a_links' && continuedFrom !== null) await db.exec(CARRY_LINKS(catalog, recompute.links));
         if (step === '06_a_clusters') clusterIterations = await runClusters(db, values);
         const ms = Math.round(performance.now() - started);
         steps.push({ step, ms });
@@ -120,7 +122,7 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
         'SELECT count(*) AS links, count(*) FILTER (WHERE confidence >= $1) AS high, (SELECT count(*) FROM w_pairs) AS pairs FROM temp.main.a_links',
         [HIGH_CONFIDENCE]);
       const started = performance.now();
-      await publish(db, continuedFrom === null ? null : recompute.links, opts.onStep);
+      await publish(db, catalog, continuedFrom === null ? null : recompute.links, opts.onStep);
       steps.push({ step: 'publish', ms: Math.round(performance.now() - started) });
       return {
         links: Number(counts?.links ?? 0),
@@ -147,8 +149,7 @@ export function recomputedFrom(changedFrom: number, horizon: number): { sets: nu
 }
 
 /** The model as a number a_meta records (48 bits of a sha256): its values, its SQL and the pegscope version. */
-function digestOf(model: Record<string, number>): number {
-  const sql = STEPS.map((step) => readSql(import.meta.url, `${step}.sql`));
+function digestOf(model: Record<string, number>, sql: string[]): number {
   const hex = createHash('sha256').update(JSON.stringify({ model, sql, version: packageVersion() })).digest('hex');
   return Number.parseInt(hex.slice(0, 12), 16);
 }
@@ -189,8 +190,8 @@ const PUBLISH_NEW_LINKS = (catalog: string, from: number): string => `DELETE FRO
 const CARRY_SETS = (catalog: string): string => `INSERT INTO w_pegin_sets SELECT i.id, s.anonymity_set
   FROM w_pegin_ids i JOIN ${catalog}.main.a_pegin_scores s USING (txid, vout) WHERE i.height < $1`;
 
-async function carrySets(db: Db, below: number): Promise<void> {
-  await db.exec(CARRY_SETS(await publishedCatalog(db)), [below]);
+async function carrySets(db: Db, catalog: string, below: number): Promise<void> {
+  await db.exec(CARRY_SETS(catalog), [below]);
   const counts = (await db.one<{ sets: bigint; pegins: bigint }>('SELECT (SELECT count(*) FROM w_pegin_sets) AS sets, (SELECT count(*) FROM w_pegin_ids) AS pegins'))!;
   if (counts.sets !== counts.pegins) {
     throw new Error(`analyze: the published analysis has no anonymity set for ${counts.pegins - counts.sets} peg-ins below height ${below}; run \`pegscope analyze --full\``);
@@ -213,8 +214,7 @@ async function loadLabelCategories(db: Db): Promise<void> {
  * One transaction: every freshly built temp a_* table replaces its published
  * twin; a continuing run (`linksFrom` not null) replaces only the links it recomputed.
  */
-async function publish(db: Db, linksFrom: number | null, onStep: AnalyzeOptions['onStep']): Promise<void> {
-  const catalog = await publishedCatalog(db);
+async function publish(db: Db, catalog: string, linksFrom: number | null, onStep: AnalyzeOptions['onStep']): Promise<void> {
   await db.transaction(async () => {
     for (const table of DERIVED_TABLES) {
       await db.exec(table === 'a_links' && linksFrom !== null ? PUBLISH_NEW_LINKS(catalog, linksFrom)

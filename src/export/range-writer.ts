@@ -54,9 +54,7 @@ export class PreviousRanges {
 
   /** A document of `kind` that this release puts in range `prefix`. */
   async document(kind: RangeKind, prefix: string, key: string, part: number): Promise<Buffer> {
-    const length = this.lengths[kind];
-    // The previous prefix is this one cut short, unless that release's ranges were finer.
-    const path = rangePath(kind, length <= prefix.length ? prefix.slice(0, length) : sha256(key).slice(0, length));
+    const path = this.pathOf(kind, prefix) ?? rangePath(kind, sha256(key).slice(0, this.lengths[kind]));
     const range = await this.load(path);
     const doc = (part === 0 ? range.documents : range.chains).get(key);
     if (doc === undefined) throw new Error(`export: the previous release's ${path} lacks ${key}, which this export did not render. Please report this; deleting the previous release's ${DOCS_INDEX} makes the next export render every document`);
@@ -65,8 +63,14 @@ export class PreviousRanges {
 
   /** Starts reading the previous file of range `prefix`, when that file follows from the prefix (its ranges were not finer). */
   readAhead(kind: RangeKind, prefix: string): void {
+    const path = this.pathOf(kind, prefix);
+    if (path !== null) void this.load(path).catch(() => undefined);
+  }
+
+  /** The previous file holding every key of range `prefix`: this prefix cut short; null when that release's ranges were finer (each key then names its file). */
+  private pathOf(kind: RangeKind, prefix: string): string | null {
     const length = this.lengths[kind];
-    if (length <= prefix.length) void this.load(rangePath(kind, prefix.slice(0, length))).catch(() => undefined);
+    return length <= prefix.length ? rangePath(kind, prefix.slice(0, length)) : null;
   }
 
   /** The file at `path`, indexed; the last few stay (a failed read is reported to whoever awaits it). */
