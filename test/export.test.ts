@@ -16,7 +16,7 @@ import { NETWORKS } from '../src/domain/network.js';
 import { ENDPOINTS } from '../src/api/params.js';
 import { truncateFollow, type Follow } from '../src/api/follow.js';
 import { sliceLinks, type LinksDocument } from '../src/api/links.js';
-import { WORK_TABLES } from '../src/export/sql.js';
+import { WORK_TABLES, WORK_VIEWS } from '../src/export/sql.js';
 import { NO_HOST_BUDGET } from '../src/export/ranges.js';
 import { keyHash, parseRange } from '@pegscope/client';
 import { releaseDocuments } from './helpers/release-docs.js';
@@ -245,12 +245,12 @@ describe('the export\'s work tables', () => {
     expect(left).toEqual([]);
   });
 
-  it('are named once: every x_ table the export SQL and code mention is in WORK_TABLES, and every listed one is used', () => {
+  it('are named once: every x_ table or view the export SQL and code mention is in WORK_TABLES or WORK_VIEWS, and every listed one is used', () => {
     const dir = join(import.meta.dirname, '..', 'src', 'export');
     const sources = [...readdirSync(dir).filter((f) => f.endsWith('.ts') && f !== 'sql.ts'), ...readdirSync(join(dir, 'sql')).map((f) => join('sql', f))]
       .map((f) => read(join(dir, f)));
     const named = new Set(sources.flatMap((text) => text.match(/\bx_[a-z_]+\b/g) ?? []));
-    expect([...named].sort()).toEqual([...WORK_TABLES].sort());
+    expect([...named].sort()).toEqual([...WORK_TABLES, ...WORK_VIEWS].sort());
   });
 });
 
@@ -285,12 +285,16 @@ describe('incremental export', () => {
     expect(statSync(join(incremental.dir, reusedTrace!)).nlink).toBeGreaterThan(1);
   }, 300_000);
 
-  it('recycles the oldest release into the next one: unchanged files stay, the tree equals rewriting every file, other releases are untouched', async () => {
+  it.each([
+    ['files layout', FILES],
+    // Range files in batches of a few prefixes: each batch removes and keeps only its own ranges of the recycled release.
+    ['range layout, a few documents rendered at once', { hostBudget: NO_HOST_BUDGET, renderBatchDocs: 5 }],
+  ] as const)('recycles the oldest release into the next one (%s): unchanged files stay, the tree equals rewriting every file, other releases are untouched', async (name, options) => {
     // Site c recycles (keep 2); site d gets the same history, every file rewritten.
-    const site = join(work, 'c');
+    const site = join(work, `c ${name}`);
     const both = async (log?: (line: string) => void) => [
-      await exportRelease(db, { outDir: site, keep: 2, ...FILES, ...(log ? { log } : {}) }),
-      await exportRelease(db, { outDir: join(work, 'd'), incremental: false, ...FILES }),
+      await exportRelease(db, { outDir: site, keep: 2, ...options, ...(log ? { log } : {}) }),
+      await exportRelease(db, { outDir: join(work, `d ${name}`), incremental: false, ...options }),
     ] as const;
     const [oldest] = await both();
     await scanAndAnalyze(db, source, H2 + 100, NOW + 30_000);

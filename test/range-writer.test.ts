@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeRange, rangePath, rangePrefix, type RangeHeader } from '@pegscope/client';
-import { PreviousRanges } from '../src/export/range-writer.js';
+import { PreviousRanges, rangeBatches } from '../src/export/range-writer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pegscope-previous-ranges-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,5 +48,29 @@ describe('PreviousRanges', () => {
   it('says which file lacks a document instead of writing a range without it', async () => {
     const previous = new PreviousRanges(previousRelease(keys, 1), lengths(1));
     await expect(previous.document('trace', rangePrefix('other', 1), 'other', 0)).rejects.toThrow(/lacks other/);
+  });
+});
+
+describe('rangeBatches', () => {
+  it.each([[1, 1], [1, 3], [2, 7], [2, 256], [1, 40], [3, 25]])('splits the prefixes of %i hex digits into %i batches of consecutive prefixes, each key in exactly one scope', (length, count) => {
+    const batches = rangeBatches(length, count);
+    const ranges = 16 ** length;
+    expect(batches).toHaveLength(Math.min(count, ranges));
+    // Consecutive, none empty, together every prefix, sizes within one of each other.
+    expect(batches[0]!.first).toBe(0);
+    expect(batches.at(-1)!.end).toBe(ranges);
+    batches.forEach((b, i) => {
+      expect(b.end).toBeGreaterThan(b.first);
+      if (i > 0) expect(b.first).toBe(batches[i - 1]!.end);
+    });
+    const sizes = batches.map((b) => b.end - b.first);
+    expect(Math.max(...sizes) - Math.min(...sizes)).toBeLessThanOrEqual(1);
+    // Every prefix, and any key of another prefix length (a recycled release's), falls into exactly one scope, its batch's for a prefix.
+    const inScope = (key: string) => batches.filter(({ scope }) => key >= scope.from && (scope.to === null || key < scope.to));
+    for (let n = 0; n < ranges; n++) {
+      const prefix = n.toString(16).padStart(length, '0');
+      expect(inScope(prefix).map((b) => b.first)).toEqual([batches.find((b) => n >= b.first && n < b.end)!.first]);
+    }
+    for (const key of ['', '0', 'f', 'fff', 'ffff', '00000', '8', '7ff', '80', 'ffffffff']) expect(inScope(key), key).toHaveLength(1);
   });
 });

@@ -24,15 +24,15 @@ import { DIRTY_PARTITIONS, PARTITION_BLOCKS, writeDumps, type DumpOptions } from
 import { EXPLORER_MISSING, writeExplorer } from './explorer.js';
 import { writeSeries } from './series.js';
 import { wrapJsonSql } from './wrap-json-sql.js';
-import { ANALYSED, DROP_WORK_TABLES, exportSql } from './sql.js';
+import { ANALYSED, digestColumns, digestOf, DROP_WORK_TABLES, exportSql } from './sql.js';
 import { hasIndexes, writeManifest } from './manifest.js';
 import { CHANGES_FILE, DOCS_INDEX, GZ_MIN, MANIFEST_FILE } from '../api/release-files.js';
 import { writeChanges } from './changes.js';
 import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease } from './publish.js';
 import { budgetProblems, chooseRangeLayout, DEFAULT_HOST_BUDGET, formatBytes, type HostBudget, type Layout, type ReleaseSize } from './ranges.js';
-import { PreviousRanges, writeRangeFiles } from './range-writer.js';
+import { PreviousRanges, rangeBatches, writeRangeFiles } from './range-writer.js';
 import { ATTRIBUTION_INDEX, chainUnchangedUpTo, checkpointHeights, dirtyFloor, EXPORT_FORMAT, extendsPrevious, finalHeightOf, PEGS_INDEX, modelFingerprint, readState, STATE_PATH, type ExportBasis, type ExportState } from './state.js';
-import { ReleaseWriter, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
+import { EVERY_KEY, ReleaseWriter, scopeParams, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
 
 export interface ExportOptions {
   outDir: string;
@@ -115,13 +115,6 @@ const DIRTY = exportSql('dirty');
 const DIRTY_COUNTS = 'SELECT (SELECT count(*) FROM x_dirty_keys) AS dirty, (SELECT count(*) FROM x_keys) AS keys';
 /** Temp tables of the peg-in/peg-out nodes the documents to render show. */
 const NODES = exportSql('nodes');
-/**
- * The nodes in height order, for block documents rendered in several batches:
- * each batch is a run of consecutive heights, and DuckDB then reads only its
- * heights' row groups instead of every node (x10: 85 -> 55 s). One batch
- * needs no order, and sorting would cost more than it saves.
- */
-const NODES_BY_HEIGHT = 'CREATE OR REPLACE TEMP TABLE x_pegin_nodes AS FROM x_pegin_nodes ORDER BY height; CREATE OR REPLACE TEMP TABLE x_pegout_nodes AS FROM x_pegout_nodes ORDER BY height';
 const HEALTH_COUNTS = exportSql('health-counts');
 /** a_stats rows (key, value as JSON text), in key order. */
 const STATS = 'SELECT key, value FROM a_stats ORDER BY key';
@@ -260,7 +253,7 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, op
 }
 
 /** The digests of the pegs the next export will ask about (data/pegs.parquet, dirty.sql). */
-const PEGS_INDEX_ROWS = 'SELECT side, txid, vout, digest FROM x_peg_digests SEMI JOIN x_next_pegs USING (side, txid, vout) ORDER BY side, txid, vout';
+const PEGS_INDEX_ROWS = `SELECT side, txid, vout, ${digestColumns('digest')} FROM x_peg_digests SEMI JOIN x_next_pegs USING (side, txid, vout) ORDER BY side, txid, vout`;
 
 /** The previous release's dump files, which final partitions are carried over from. */
 const PREVIOUS_DUMPS = "SELECT path, size, sha256 FROM x_prev_files WHERE starts_with(path, 'dumps/')";
@@ -270,8 +263,8 @@ const rangeLengths = (ranges: Record<RangeKind, RangeLayout>): Record<RangeKind,
 
 /** x_prev_pegs: the previous release's peg digests; empty when they are not comparable (every peg above the floor is then rendered). */
 const loadPreviousPegs = (parquet: string | null): string => parquet
-  ? `CREATE OR REPLACE TEMP TABLE x_prev_pegs AS SELECT side, txid, vout, digest FROM read_parquet(${sqlString(parquet)})`
-  : 'CREATE OR REPLACE TEMP TABLE x_prev_pegs (side VARCHAR, txid VARCHAR, vout INTEGER, digest VARCHAR)';
+  ? `CREATE OR REPLACE TEMP TABLE x_prev_pegs AS SELECT side, txid, vout, ${digestOf('digest')} FROM read_parquet(${sqlString(parquet)})`
+  : 'CREATE OR REPLACE TEMP TABLE x_prev_pegs (side VARCHAR, txid VARCHAR, vout INTEGER, digest UHUGEINT)';
 
 /** x_prev_attr: what the previous release showed of each address; empty when everything is rendered anyway. */
 const loadPreviousAttribution = (parquet: string | null): string => parquet
@@ -391,9 +384,9 @@ const TXID = /^[0-9a-f]{64}$/;
 /** Documents fetched into JavaScript at once: enough to keep the file worker busy, few enough to bound memory. */
 const PAGE_ROWS = 4096;
 
-/** One kind's documents (bodies in plain decimals: json_plain) with the md5 of each body. */
+/** One kind's documents (bodies in plain decimals: json_plain) with the md5 of each body, as a number (fixed width: cheaper to join, sort and store than hex). */
 const docTable = (query: string): string =>
-  `CREATE OR REPLACE TEMP TABLE x_doc AS SELECT *, md5(body) AS h FROM (SELECT * REPLACE (json_plain(body) AS body) FROM (${query}))`;
+  `CREATE OR REPLACE TEMP TABLE x_doc AS SELECT *, md5_number(body) AS h FROM (SELECT * REPLACE (json_plain(body) AS body) FROM (${query}))`;
 const FOLLOW_HOPS = exportSql('follow-hops');
 const RECORD_DOCS = exportSql('docs-record');
 const CLEAN_DOCS = exportSql('docs-clean');
@@ -404,8 +397,18 @@ const FETCH_PAGE = 'SELECT * EXCLUDE (rn, file_size, file_sha256) FROM x_fetch W
 const RENDERED_FILES = exportSql('rendered-files');
 const RANGE_DOCS = exportSql('range-docs');
 const RANGE_DOCS_KEPT = exportSql('range-docs-kept');
-const CREATE_RANGE_DOCS = `CREATE OR REPLACE TEMP TABLE x_range_docs (prefix VARCHAR, q VARCHAR, part INTEGER, h VARCHAR, text VARCHAR, stamp_height INTEGER, stamp_time BIGINT);
+/** One kind's documents on their way into range files: those not rendered (kept), those of the batch (rendered, with texts), and both. */
+const CREATE_RANGE_RENDERED = 'CREATE OR REPLACE TEMP TABLE x_range_rendered (prefix VARCHAR, q VARCHAR, part INTEGER, h UHUGEINT, text VARCHAR, stamp_height INTEGER, stamp_time BIGINT)';
+const CREATE_RANGE_DOCS = `${CREATE_RANGE_RENDERED};
+  CREATE OR REPLACE TEMP TABLE x_range_kept AS FROM x_range_rendered;
+  CREATE OR REPLACE TEMP VIEW x_range_docs AS FROM x_range_kept UNION ALL FROM x_range_rendered;
   CREATE OR REPLACE TEMP TABLE x_range_aliases (prefix VARCHAR, alias VARCHAR, q VARCHAR)`;
+/** x_range_keys: the dirty keys of the kinds ($1, a JSON list) in one kind's range files, with their prefix ($2 hex digits). */
+const RANGE_KEYS = `CREATE OR REPLACE TEMP TABLE x_range_keys AS SELECT kind, q, left(sha256(q), $2) AS prefix FROM x_dirty_keys
+  WHERE list_contains(from_json($1, '["VARCHAR"]'), kind)`;
+const RANGE_KEY_COUNT = 'SELECT count(*) AS n FROM x_range_keys';
+/** x_render_keys: the dirty keys of one kind ($1) in a batch's prefixes (KeyScope $2, $3). */
+const RENDER_BATCH_KEYS = 'CREATE OR REPLACE TEMP TABLE x_render_keys AS SELECT kind, q FROM x_range_keys WHERE kind = $1 AND prefix >= $2 AND ($3 IS NULL OR prefix < $3)';
 /** Every block hash into the range its sha256 names, with its height; $1 = the prefix length. */
 const RANGE_ALIASES = `INSERT INTO x_range_aliases SELECT left(sha256(hash), $1), hash, height::VARCHAR
   FROM analysed_blocks WHERE pegin_count + pegout_count > 0`;
@@ -415,9 +418,11 @@ const wrapDocumentMacro = (network: NetworkName, key: string): string =>
   `CREATE OR REPLACE TEMP MACRO wrap_document(stamp_height, stamp_time, body) AS ${wrapJsonSql(network, key, { height: 'stamp_height', time: 'stamp_time', body: 'body' })}`;
 
 /** The per-query documents of this export, written to DOCS_INDEX for the next one. */
-const CREATE_DOCS = 'CREATE OR REPLACE TEMP TABLE x_docs (kind VARCHAR, q VARCHAR, h VARCHAR, stamp_height INTEGER, stamp_time BIGINT)';
+const CREATE_DOCS = 'CREATE OR REPLACE TEMP TABLE x_docs (kind VARCHAR, q VARCHAR, h UHUGEINT, stamp_height INTEGER, stamp_time BIGINT)';
+/** x_docs in key order, so a full and an incremental export write the same bytes. */
+const DOCS_INDEX_ROWS = `SELECT kind, q, ${digestColumns('h')}, stamp_height, stamp_time FROM x_docs ORDER BY kind, q`;
 const loadPreviousDocs = (parquet: string | null): string => parquet
-  ? `CREATE OR REPLACE TEMP TABLE x_prev_docs AS SELECT kind, q, h, stamp_height, stamp_time FROM read_parquet(${sqlString(parquet)})`
+  ? `CREATE OR REPLACE TEMP TABLE x_prev_docs AS SELECT kind, q, ${digestOf('h')}, stamp_height, stamp_time FROM read_parquet(${sqlString(parquet)})`
   : 'CREATE OR REPLACE TEMP TABLE x_prev_docs AS SELECT * FROM x_docs WHERE false';
 
 const TRACE: DocKind = { kind: 'trace', query: 'trace', key: 'trace' };
@@ -451,11 +456,12 @@ interface QueryDocumentsResult {
  */
 async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, opts: TreeOptions): Promise<QueryDocumentsResult> {
   await db.exec(CREATE_DOCS);
-  await db.exec(loadPreviousDocs(opts.previous && join(opts.previous.dir, DOCS_INDEX)));
+  // A release of another format (readState: no state) may hash bodies differently, so none of its stamps carry over.
+  await db.exec(loadPreviousDocs(opts.previous?.state ? join(opts.previous.dir, DOCS_INDEX) : null));
   const result: QueryDocumentsResult = opts.layout === 'files'
     ? { skipped: await writeFilesLayout(db, writer, stamp, opts), ranges: null }
     : { skipped: 0, ranges: await writeRangesLayout(db, writer, stamp, opts) };
-  await db.exec(`COPY (SELECT * FROM x_docs ORDER BY kind, q) TO ${sqlString(await writer.pathFor(DOCS_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
+  await db.exec(`COPY (${DOCS_INDEX_ROWS}) TO ${sqlString(await writer.pathFor(DOCS_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
   await writer.adopt(DOCS_INDEX);
   return result;
 }
@@ -466,33 +472,25 @@ async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: Analysi
  * spill; at x10 one batch of every trace document took more than 3 GB.
  */
 const RENDER_BATCH_DOCS = 100_000;
-const DIRTY_OF_KIND = 'SELECT count(*) AS n FROM x_dirty_keys WHERE kind = $1';
-/** x_render_keys, what the document queries render: batch $3 of $2 of one kind's ($1) dirty keys. */
-const RENDER_KEYS = 'CREATE OR REPLACE TEMP TABLE x_render_keys AS SELECT kind, q FROM x_dirty_keys WHERE kind = $1 AND hash(q) % $2::UBIGINT = $3::UBIGINT';
-/** The same for blocks in several batches: runs of consecutive heights (see NODES_BY_HEIGHT). */
-const RENDER_BLOCKS = `CREATE OR REPLACE TEMP TABLE x_render_keys AS SELECT kind, q FROM (
-  SELECT kind, q, ntile($2::BIGINT) OVER (ORDER BY q::INTEGER) - 1 AS batch FROM x_dirty_keys WHERE kind = $1) WHERE batch = $3`;
+/** x_render_keys, what the document queries render: every dirty key of one kind ($1). */
+const RENDER_EVERY_KEY = 'CREATE OR REPLACE TEMP TABLE x_render_keys AS SELECT kind, q FROM x_dirty_keys WHERE kind = $1';
 
 /**
- * Renders one kind's dirty documents into x_doc, `batchDocs` at a time,
- * calling `eachBatch` after each, and records every document of the kind in
- * x_docs (a rendered body unchanged, or one not rendered, keeps its previous
+ * Renders the documents of x_render_keys of one kind into x_doc and records
+ * them in x_docs (a body unchanged since the previous release keeps its
  * stamp); defines wrap_document for the kind's envelope first.
  */
-async function renderDocuments(db: Db, stamp: AnalysisStamp, doc: DocKind, batchDocs: number, eachBatch?: () => Promise<void>): Promise<void> {
+async function renderDocuments(db: Db, stamp: AnalysisStamp, doc: DocKind): Promise<void> {
   await db.exec(wrapDocumentMacro(stamp.network, doc.key));
-  const dirty = Number((await db.one<{ n: bigint }>(DIRTY_OF_KIND, [doc.kind]))!.n);
-  const batches = Math.max(1, Math.ceil(dirty / batchDocs));
-  const byHeight = doc.kind === BLOCK.kind && batches > 1;
-  if (byHeight) await db.exec(NODES_BY_HEIGHT);
-  const render = docTable(exportSql(doc.query));
-  for (let batch = 0; batch < batches; batch++) {
-    await db.exec(byHeight ? RENDER_BLOCKS : RENDER_KEYS, [doc.kind, batches, batch]);
-    await db.exec(render);
-    await db.exec(RECORD_DOCS, [doc.kind, stamp.as_of_height, BigInt(stamp.updated_at)]);
-    await eachBatch?.();
-  }
-  await db.exec(CLEAN_DOCS, [doc.kind]);
+  await db.exec(docTable(exportSql(doc.query)));
+  await db.exec(RECORD_DOCS, [doc.kind, stamp.as_of_height, BigInt(stamp.updated_at)]);
+}
+
+/** Records in x_docs the documents of a kind this export does not render, with their previous stamps. */
+const recordNotRendered = (db: Db, doc: DocKind): Promise<void> => db.exec(CLEAN_DOCS, [doc.kind]);
+
+/** Fails the export when x_docs lacks a document of the kind once every one is recorded. */
+async function checkEveryDocument(db: Db, doc: DocKind): Promise<void> {
   const counts = (await db.one<{ docs: bigint; keys: bigint }>(DOC_COUNTS, [doc.kind]))!;
   if (counts.docs !== counts.keys) {
     throw new Error(`export: ${counts.docs} ${doc.kind} documents for ${counts.keys} keys; the previous release's ${DOCS_INDEX} misses some. Please report this; deleting that file makes the next export render every document`);
@@ -532,7 +530,10 @@ async function writeFilesLayout(db: Db, writer: ReleaseWriter, stamp: AnalysisSt
   const refused: number[] = [];
   for (const k of kinds) {
     // One batch: writeFiles plans over the whole kind in x_doc. This layout is for mirrors without file limits, not for x10.
-    await renderDocuments(db, stamp, k, Infinity);
+    await db.exec(RENDER_EVERY_KEY, [k.kind]);
+    await renderDocuments(db, stamp, k);
+    await recordNotRendered(db, k);
+    await checkEveryDocument(db, k);
     refused.push(await writeFiles(db, writer, stamp, k, opts));
     await opts.step(`documents:${k.kind}`);
   }
@@ -543,7 +544,9 @@ async function writeFilesLayout(db: Db, writer: ReleaseWriter, stamp: AnalysisSt
 /**
  * The range layout (SPEC §4): per kind, every document packed into
  * api/range/<kind>/<prefix>.json by the sha256 of its key, and
- * api/ranges.json saying how. Returns the layout.
+ * api/ranges.json saying how. The dirty documents are rendered and their
+ * range files written a batch of consecutive prefixes at a time (RangeBatch).
+ * Returns the layout.
  */
 async function writeRangesLayout(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, opts: TreeOptions): Promise<Record<RangeKind, RangeLayout>> {
   const counted = new Map((await db.all<{ kind: string; n: bigint }>(KEY_COUNTS)).map((r) => [r.kind, Number(r.n)]));
@@ -553,14 +556,28 @@ async function writeRangesLayout(db: Db, writer: ReleaseWriter, stamp: AnalysisS
   const previousRanges = opts.previous && previousLengths ? new PreviousRanges(opts.previous.dir, previousLengths) : null;
   const layout = {} as Record<RangeKind, RangeLayout>;
   for (const kind of RANGE_KINDS) {
+    const sources = RANGE_SOURCES[kind];
+    const plan = { kind, prefixLength: lengths[kind], previous: previousRanges };
     await db.exec(CREATE_RANGE_DOCS);
-    for (const { doc, part } of RANGE_SOURCES[kind]) {
-      await renderDocuments(db, stamp, doc, opts.renderBatchDocs, () => db.exec(RANGE_DOCS, [doc.kind, part, lengths[kind]]));
-      await db.exec(RANGE_DOCS_KEPT, [doc.kind, part, lengths[kind]]);
+    for (const { doc, part } of sources) {
+      await recordNotRendered(db, doc);
+      await db.exec(RANGE_DOCS_KEPT, [doc.kind, part, plan.prefixLength]);
     }
-    if (kind === 'block') await db.exec(RANGE_ALIASES, [lengths[kind]]);
-    layout[kind] = { prefix_length: lengths[kind], hash: RANGE_HASH, documents: counts[kind] };
-    await writeRangeFiles(db, writer, stamp, { kind, prefixLength: lengths[kind], previous: previousRanges }, opts.progress, opts.step);
+    if (kind === 'block') await db.exec(RANGE_ALIASES, [plan.prefixLength]);
+    await db.exec(RANGE_KEYS, [JSON.stringify(sources.map((s) => s.doc.kind)), plan.prefixLength]);
+    const dirty = Number((await db.one<{ n: bigint }>(RANGE_KEY_COUNT))!.n);
+    let built = 0;
+    for (const batch of rangeBatches(plan.prefixLength, Math.ceil(dirty / opts.renderBatchDocs))) {
+      await db.exec(CREATE_RANGE_RENDERED);
+      for (const { doc, part } of sources) {
+        await db.exec(RENDER_BATCH_KEYS, [doc.kind, ...scopeParams(batch.scope)]);
+        await renderDocuments(db, stamp, doc);
+        await db.exec(RANGE_DOCS, [doc.kind, part, plan.prefixLength]);
+      }
+      built += await writeRangeFiles(db, writer, stamp, plan, batch, built, opts.progress, opts.step);
+    }
+    for (const { doc } of sources) await checkEveryDocument(db, doc);
+    layout[kind] = { prefix_length: plan.prefixLength, hash: RANGE_HASH, documents: counts[kind] };
     await opts.step(`documents:${kind}`);
   }
   await writer.put(RANGES_INDEX_PATH, json({ ...envelopeOf(stamp), layout: 'ranges', kinds: layout }));
@@ -574,8 +591,8 @@ async function writeRangesLayout(db: Db, writer: ReleaseWriter, stamp: AnalysisS
  */
 async function writeFiles(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, k: FileKind, opts: TreeOptions): Promise<number> {
   const { kind } = k;
-  await db.exec(PLAN_UNCHANGED, [kind]);
-  await writer.carryUnchanged(kind);
+  await db.exec(PLAN_UNCHANGED, [kind, ...scopeParams(EVERY_KEY)]);
+  await writer.carryUnchanged(kind, EVERY_KEY);
   await db.exec(PLAN_FETCH, [kind, GZ_MIN, k.needsBody]);
   const total = Number((await db.one<{ n: bigint }>('SELECT count(*) AS n FROM x_fetch'))!.n);
   const refused: string[] = [];

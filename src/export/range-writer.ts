@@ -15,7 +15,7 @@ import type { Db } from '../store/db.js';
 import type { Progress } from '../progress.js';
 import { exportSql } from './sql.js';
 import { DOCS_INDEX } from '../api/release-files.js';
-import { sha256, type ReleaseWriter } from './writer.js';
+import { scopeParams, sha256, type KeyScope, type ReleaseWriter } from './writer.js';
 
 const RANGE_DIGESTS = exportSql('range-digests');
 const RECORD_DOCS = exportSql('docs-record');
@@ -92,16 +92,49 @@ export interface RangeKindPlan {
   previous: PreviousRanges | null;
 }
 
-/** Writes a kind's range files (the pseudo-kind `range:<kind>` in x_docs); returns how many were built. */
+/**
+ * Ranges built together: prefixes `first` to `end` − 1 as numbers, and as the
+ * keys they cover. The exporter renders a batch's documents, writes its
+ * range files and drops their texts before the next batch, so the texts
+ * of a whole kind are never held at once (x10: several GB, spilled to disk).
+ */
+export interface RangeBatch {
+  first: number;
+  end: number;
+  scope: KeyScope;
+}
+
+const prefixOf = (n: number, length: number): string => n.toString(16).padStart(length, '0');
+
+/** `count` batches (at most one per prefix) of consecutive prefixes of `length` hex digits, covering them all. */
+export function rangeBatches(length: number, count: number): RangeBatch[] {
+  const ranges = 16 ** length;
+  const n = Math.max(1, Math.min(count, ranges));
+  return Array.from({ length: n }, (_, b) => {
+    const first = Math.floor((b * ranges) / n);
+    const end = Math.floor(((b + 1) * ranges) / n);
+    return { first, end, scope: { from: b === 0 ? '' : prefixOf(first, length), to: b === n - 1 ? null : prefixOf(end, length) } };
+  });
+}
+
+/** x_range_batch: the prefixes of one batch ($1 hex digits, numbers $2 to $3 − 1). */
+const BATCH_PREFIXES = "CREATE OR REPLACE TEMP TABLE x_range_batch AS SELECT lpad(lower(hex(i)), $1, '0') AS prefix FROM range($2, $3) t(i)";
+
+/**
+ * Writes the range files of one batch of a kind (the pseudo-kind
+ * `range:<kind>` in x_docs); returns how many were built. `built` is how many
+ * earlier batches built, for the step names.
+ */
 export async function writeRangeFiles(
-  db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, { kind, prefixLength, previous }: RangeKindPlan,
+  db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, { kind, prefixLength, previous }: RangeKindPlan, batch: RangeBatch, built: number,
   progress: Progress, step: (name: string) => Promise<void>,
 ): Promise<number> {
   const pseudo = `range:${kind}`;
-  await db.exec(RANGE_DIGESTS, [prefixLength, stamp.as_of_height, BigInt(stamp.updated_at)]);
+  await db.exec(BATCH_PREFIXES, [prefixLength, batch.first, batch.end]);
+  await db.exec(RANGE_DIGESTS, [stamp.as_of_height, BigInt(stamp.updated_at)]);
   await db.exec(RECORD_DOCS, [pseudo, stamp.as_of_height, BigInt(stamp.updated_at)]);
-  await db.exec(PLAN_UNCHANGED, [pseudo]);
-  await writer.carryUnchanged(pseudo);
+  await db.exec(PLAN_UNCHANGED, [pseudo, ...scopeParams(batch.scope)]);
+  await writer.carryUnchanged(pseudo, batch.scope);
   await db.exec(PLAN_TODO);
   const todo = (await db.all<{ prefix: string }>(TODO)).map((r) => r.prefix);
   const aliases = new Map<string, Record<string, number>>();
@@ -131,10 +164,10 @@ export async function writeRangeFiles(
     const header = rangeHeader(stamp, kind, prefix, docs, aliases.get(prefix));
     writer.putRange(rangePath(kind, prefix), rangeFileBytes(header, texts), { kind: pseudo, q: prefix },
       { network: stamp.network, as_of_height: header.as_of_height, updated_at: header.updated_at });
-    if (i % FILES_PER_STEP === FILES_PER_STEP - 1) {
+    if ((built + i) % FILES_PER_STEP === FILES_PER_STEP - 1) {
       await writer.ready();
       progress.update(i + 1);
-      await step(`documents:${pseudo}:${(i + 1) / FILES_PER_STEP}`);
+      await step(`documents:${pseudo}:${(built + i + 1) / FILES_PER_STEP}`);
     }
   }
   if (!pending.done) throw new Error(`export: a ${kind} document of range ${pending.value.prefix} has no range to go to`);

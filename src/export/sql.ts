@@ -29,10 +29,10 @@ export const WORK_TABLES = [
   // export.ts: one kind's documents, every document of this release and of the previous one,
   // those unchanged since, those to fetch.
   'x_doc', 'x_docs', 'x_prev_docs', 'x_unchanged', 'x_fetch',
-  // follow-hops.sql: the hops of the follow chains to render; range-docs.sql and export.ts: one kind's documents and block aliases on their way into range files.
-  'x_follow_hops', 'x_range_docs', 'x_range_aliases',
-  // range-writer.ts: the ranges whose bytes changed.
-  'x_range_todo',
+  // follow-hops.sql: the hops of the follow chains to render; range-docs(-kept).sql and export.ts: one kind's documents (the view x_range_docs is both) and block aliases on their way into range files, its dirty keys by prefix.
+  'x_follow_hops', 'x_range_kept', 'x_range_rendered', 'x_range_aliases', 'x_range_keys',
+  // range-writer.ts: the prefixes of a batch of ranges, and those whose bytes changed.
+  'x_range_batch', 'x_range_todo',
   // writer.ts: the files of this release, of the previous one, of the recycled one, those carried over.
   'x_files', 'x_prev_files', 'x_recycled_files', 'x_carry',
   // manifest.ts: the analyses the release's documents are stamped with; changes.ts: the previous manifest and the difference.
@@ -45,8 +45,21 @@ export const WORK_TABLES = [
 export const ANALYSED = exportSql('analysed');
 export const ANALYSED_VIEWS = ['analysed_blocks', 'analysed_pegins', 'analysed_pegin_inputs', 'analysed_pegouts'] as const;
 
+/** export.ts: one kind's documents on their way into range files, kept and rendered. */
+export const WORK_VIEWS = ['x_range_docs'] as const;
+
 /** Drops every work table and view. */
 export const DROP_WORK_TABLES = [
-  ...ANALYSED_VIEWS.map((view) => `DROP VIEW IF EXISTS ${view};`),
+  ...[...ANALYSED_VIEWS, ...WORK_VIEWS].map((view) => `DROP VIEW IF EXISTS ${view};`),
   ...WORK_TABLES.map((table) => `DROP TABLE IF EXISTS ${table};`),
 ].join('\n');
+
+/**
+ * A 128-bit digest (UHUGEINT: md5_number, range digests) as the release's
+ * Parquet indexes hold it, two UBIGINT columns: Parquet has no 128-bit
+ * integer, and DuckDB would write a DOUBLE, which loses the low bits.
+ */
+export const digestColumns = (column: string): string =>
+  `(${column} >> 64)::UBIGINT AS ${column}_high, (${column} & 18446744073709551615::UHUGEINT)::UBIGINT AS ${column}_low`;
+/** The digest digestColumns wrote, read back. */
+export const digestOf = (column: string): string => `(${column}_high::UHUGEINT << 64) | ${column}_low::UHUGEINT AS ${column}`;

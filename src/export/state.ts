@@ -20,10 +20,11 @@ export const ATTRIBUTION_INDEX = 'data/attribution.parquet';
 export const PEGS_INDEX = 'data/pegs.parquet';
 
 /**
- * Bumped whenever the exporter renders any document differently: a release
- * of another format is never built on, the next export renders everything.
+ * Bumped whenever the exporter renders any document, or records its indexes
+ * (data/*.parquet), differently: a release of another format is never built
+ * on, the next export renders everything.
  */
-export const EXPORT_FORMAT = 2;
+export const EXPORT_FORMAT = 3;
 
 /** A release's state: what it was made from, its format, range layout and chain checkpoints. */
 export interface ExportState extends ExportBasis {

@@ -63,6 +63,20 @@ const loadFiles = (table: string, parquet: string | null): string => parquet
   ? `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT ${FILE_COLUMNS} FROM read_parquet(${sqlString(parquet)})`
   : `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT ${FILE_COLUMNS} FROM x_files WHERE false`;
 
+/**
+ * The keys an operation on one kind's documents covers: from `from` on and
+ * below `to` (null: no bound), as text. A batch of range files covers an
+ * interval of prefixes; a recycled release's file of another prefix length
+ * still falls into exactly one batch.
+ */
+export interface KeyScope {
+  from: string;
+  to: string | null;
+}
+export const EVERY_KEY: KeyScope = { from: '', to: null };
+/** A scope as the parameters after the kind in docs-unchanged.sql and recycled-to-remove.sql. */
+export const scopeParams = (scope: KeyScope): [string, string | null] => [scope.from, scope.to];
+
 const PLAN_CARRY = exportSql('carry-plan');
 const RECYCLED_TO_REMOVE = exportSql('recycled-to-remove');
 const CARRIED_DIRS = "SELECT DISTINCT regexp_extract(path, '^(.*)/[^/]*$', 1) AS dir FROM x_carry WHERE NOT kept";
@@ -174,11 +188,11 @@ export class ReleaseWriter {
   /**
    * Carries the files of one kind's unchanged documents (table x_unchanged,
    * column q) over from the previous release, and removes the recycled
-   * release's other files of that kind before they are written again.
+   * release's other files of that kind in `scope` before they are written again.
    */
-  async carryUnchanged(kind: string): Promise<void> {
+  async carryUnchanged(kind: string, scope: KeyScope): Promise<void> {
     await this.db.exec(PLAN_CARRY, [kind]);
-    await this.eachPath(RECYCLED_TO_REMOVE, [kind], (path) => this.remove(path));
+    await this.eachPath(RECYCLED_TO_REMOVE, [kind, ...scopeParams(scope)], (path) => this.remove(path));
     await this.eachPath(CARRIED_DIRS, [], (dir) => this.mkdirOnce(this.at(dir)));
     await this.eachPath(CARRIED_TO_LINK, [], (path) =>
       this.files.push({ op: 'link', from: `${this.previousDir!}/${path}`, path: this.at(path) }));

@@ -46,11 +46,11 @@ WITH pegs AS (
   FROM a_links l SEMI JOIN pegs m ON m.side = 'pegout' AND m.txid = l.pegout_txid AND m.vout = l.pegout_vout
   GROUP BY pegout_txid, pegout_vout
 )
-SELECT 'pegin' AS side, p.txid, p.vout, md5(concat_ws('|', p.height, s::VARCHAR, l.links)) AS digest
+SELECT 'pegin' AS side, p.txid, p.vout, md5_number(concat_ws('|', p.height, s::VARCHAR, l.links)) AS digest
 FROM analysed_pegins p LEFT JOIN a_pegin_scores s USING (txid, vout) LEFT JOIN pegin_links l USING (txid, vout)
 SEMI JOIN pegs m ON m.side = 'pegin' AND m.txid = p.txid AND m.vout = p.vout
 UNION ALL
-SELECT 'pegout', o.txid, o.vout, md5(concat_ws('|', o.height, s::VARCHAR, l.links))
+SELECT 'pegout', o.txid, o.vout, md5_number(concat_ws('|', o.height, s::VARCHAR, l.links))
 FROM analysed_pegouts o LEFT JOIN a_pegout_scores s USING (txid, vout) LEFT JOIN pegout_links l USING (txid, vout)
 SEMI JOIN pegs m ON m.side = 'pegout' AND m.txid = o.txid AND m.vout = o.vout;
 
