@@ -121,6 +121,19 @@ describe.each<Layout>(['ranges', 'files'])('incremental export (%s layout)', (la
     const later = await exportBoth(db, layout, layout);
     expect(Object.keys(JSON.parse(readFileSync(join(later.incremental.dir, 'changes.json'), 'utf8')).changed)).toContain(open);
   }, 600_000);
+
+  it('renders again the documents of a peg whose link changed in a column no score shows', async () => {
+    // The candidate count of a link within two horizons of the tip (older pegs are final): trace and block documents show it.
+    const changed = await db.one<{ n: bigint }>(`UPDATE a_links SET candidate_count = candidate_count + 7
+      WHERE (pegout_txid, pegout_vout, pegin_txid, pegin_vout) = (SELECT (pegout_txid, pegout_vout, pegin_txid, pegin_vout) FROM a_links
+        WHERE pegin_height > (SELECT value::INTEGER FROM a_meta WHERE key = 'as_of_height') - 2 * $1
+        ORDER BY pegout_txid, pegout_vout, pegin_txid, pegin_vout LIMIT 1)
+      RETURNING candidate_count AS n`, [HORIZON]);
+    expect(changed?.n).toBeGreaterThan(7n);
+    const after = await exportBoth(db, layout, layout);
+    expect(after.floor).toContain(': the documents of changed pegs above height');
+    expect(rendered(after)).toBeGreaterThan(0);
+  }, 300_000);
 });
 
 /** Both sites of `name` after exporting the regtest recording's `chain` (analysed with a 40-block horizon), then `next`, with the database. */
