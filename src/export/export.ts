@@ -391,7 +391,6 @@ const FOLLOW_HOPS = exportSql('follow-hops');
 const RECORD_DOCS = exportSql('docs-record');
 const CLEAN_DOCS = exportSql('docs-clean');
 const DOC_COUNTS = "SELECT (SELECT count(*) FROM x_docs WHERE kind = $1) AS docs, (SELECT count(*) FROM x_keys WHERE kind = $1) AS keys";
-const PLAN_UNCHANGED = exportSql('docs-unchanged');
 const PLAN_FETCH = exportSql('fetch-plan');
 const FETCH_PAGE = 'SELECT * EXCLUDE (rn, file_size, file_sha256) FROM x_fetch WHERE rn > $1 AND rn <= $2 ORDER BY rn';
 const RENDERED_FILES = exportSql('rendered-files');
@@ -572,7 +571,7 @@ async function writeRangesLayout(db: Db, writer: ReleaseWriter, stamp: AnalysisS
       for (const { doc, part } of sources) {
         await db.exec(RENDER_BATCH_KEYS, [doc.kind, ...scopeParams(batch.scope)]);
         await renderDocuments(db, stamp, doc);
-        await db.exec(RANGE_DOCS, [doc.kind, part, plan.prefixLength]);
+        await db.exec(RANGE_DOCS, [doc.kind, part]);
       }
       built += await writeRangeFiles(db, writer, stamp, plan, batch, built, opts.progress, opts.step);
     }
@@ -591,7 +590,6 @@ async function writeRangesLayout(db: Db, writer: ReleaseWriter, stamp: AnalysisS
  */
 async function writeFiles(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, k: FileKind, opts: TreeOptions): Promise<number> {
   const { kind } = k;
-  await db.exec(PLAN_UNCHANGED, [kind, ...scopeParams(EVERY_KEY)]);
   await writer.carryUnchanged(kind, EVERY_KEY);
   await db.exec(PLAN_FETCH, [kind, GZ_MIN, k.needsBody]);
   const total = Number((await db.one<{ n: bigint }>('SELECT count(*) AS n FROM x_fetch'))!.n);

@@ -15,11 +15,10 @@ import type { Db } from '../store/db.js';
 import type { Progress } from '../progress.js';
 import { exportSql } from './sql.js';
 import { DOCS_INDEX } from '../api/release-files.js';
-import { scopeParams, sha256, type KeyScope, type ReleaseWriter } from './writer.js';
+import { sha256, type KeyScope, type ReleaseWriter } from './writer.js';
 
 const RANGE_DIGESTS = exportSql('range-digests');
 const RECORD_DOCS = exportSql('docs-record');
-const PLAN_UNCHANGED = exportSql('docs-unchanged');
 /** The ranges to build: every range whose digest differs from the previous release's. */
 const PLAN_TODO = 'CREATE OR REPLACE TEMP TABLE x_range_todo AS SELECT q AS prefix FROM x_doc ANTI JOIN x_unchanged USING (q)';
 const TODO = 'SELECT prefix FROM x_range_todo ORDER BY prefix';
@@ -133,7 +132,6 @@ export async function writeRangeFiles(
   await db.exec(BATCH_PREFIXES, [prefixLength, batch.first, batch.end]);
   await db.exec(RANGE_DIGESTS, [stamp.as_of_height, BigInt(stamp.updated_at)]);
   await db.exec(RECORD_DOCS, [pseudo, stamp.as_of_height, BigInt(stamp.updated_at)]);
-  await db.exec(PLAN_UNCHANGED, [pseudo, ...scopeParams(batch.scope)]);
   await writer.carryUnchanged(pseudo, batch.scope);
   await db.exec(PLAN_TODO);
   const todo = (await db.all<{ prefix: string }>(TODO)).map((r) => r.prefix);

@@ -74,9 +74,10 @@ export interface KeyScope {
   to: string | null;
 }
 export const EVERY_KEY: KeyScope = { from: '', to: null };
-/** A scope as the parameters after the kind in docs-unchanged.sql and recycled-to-remove.sql. */
+/** A scope as the parameters after the kind in the SQL that takes one (docs-unchanged.sql, recycled-to-remove.sql, RENDER_BATCH_KEYS). */
 export const scopeParams = (scope: KeyScope): [string, string | null] => [scope.from, scope.to];
 
+const PLAN_UNCHANGED = exportSql('docs-unchanged');
 const PLAN_CARRY = exportSql('carry-plan');
 const RECYCLED_TO_REMOVE = exportSql('recycled-to-remove');
 const CARRIED_DIRS = "SELECT DISTINCT regexp_extract(path, '^(.*)/[^/]*$', 1) AS dir FROM x_carry WHERE NOT kept";
@@ -186,13 +187,16 @@ export class ReleaseWriter {
   }
 
   /**
-   * Carries the files of one kind's unchanged documents (table x_unchanged,
-   * column q) over from the previous release, and removes the recycled
-   * release's other files of that kind in `scope` before they are written again.
+   * Finds one kind's documents in `scope` that are unchanged since the
+   * previous release (x_unchanged, docs-unchanged.sql), carries their files
+   * over, and removes the recycled release's other files of that kind in
+   * `scope` before they are written again.
    */
   async carryUnchanged(kind: string, scope: KeyScope): Promise<void> {
+    const params = [kind, ...scopeParams(scope)];
+    await this.db.exec(PLAN_UNCHANGED, params);
     await this.db.exec(PLAN_CARRY, [kind]);
-    await this.eachPath(RECYCLED_TO_REMOVE, [kind, ...scopeParams(scope)], (path) => this.remove(path));
+    await this.eachPath(RECYCLED_TO_REMOVE, params, (path) => this.remove(path));
     await this.eachPath(CARRIED_DIRS, [], (dir) => this.mkdirOnce(this.at(dir)));
     await this.eachPath(CARRIED_TO_LINK, [], (path) =>
       this.files.push({ op: 'link', from: `${this.previousDir!}/${path}`, path: this.at(path) }));
