@@ -110,8 +110,11 @@ const MACROS = exportSql('macros');
 const ATTRIBUTION = exportSql('attribution');
 /** The keys of every per-query document (x_keys and the address tables). */
 const KEYS = exportSql('keys');
-/** Which documents to render (x_dirty_keys) and the pegs they show, below the dirty floor (macro dirty_floor()). */
+/** The digests of the pegs in question and what documents show of each address, for this export and the next (macros dirty_floor(), next_floor()). */
+const PEG_DIGESTS = exportSql('peg-digests');
+/** Which documents to render (x_dirty_keys) and the pegs they show: those that changed since the previous release, or every one. */
 const DIRTY = exportSql('dirty');
+const DIRTY_ALL = exportSql('dirty-all');
 const DIRTY_COUNTS = 'SELECT (SELECT count(*) FROM x_dirty_keys) AS dirty, (SELECT count(*) FROM x_keys) AS keys';
 /** Temp tables of the peg-in/peg-out nodes the documents to render show. */
 const NODES = exportSql('nodes');
@@ -215,7 +218,8 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, op
   const finalUpTo = finalHeightOf(opts.state);
   // Macros, not parameters: the script's statements all read them.
   await db.exec(`CREATE OR REPLACE TEMP MACRO dirty_floor() AS ${Math.trunc(opts.floor)}; CREATE OR REPLACE TEMP MACRO next_floor() AS ${Math.trunc(finalUpTo)}`);
-  await db.exec(DIRTY);
+  await db.exec(PEG_DIGESTS);
+  await db.exec(opts.floor < 0 ? DIRTY_ALL : DIRTY);
   const { dirty, keys } = (await db.one<{ dirty: bigint; keys: bigint }>(DIRTY_COUNTS))!;
   const which = opts.floor < 0 ? 'every document'
     : `the documents of ${opts.previousPegs ? 'changed pegs' : 'every peg'} above height ${opts.floor} and of addresses whose attribution changed`;
@@ -252,7 +256,7 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, op
   return documents.value;
 }
 
-/** The digests of the pegs the next export will ask about (data/pegs.parquet, dirty.sql). */
+/** The digests of the pegs the next export will ask about (data/pegs.parquet, peg-digests.sql). */
 const PEGS_INDEX_ROWS = `SELECT side, txid, vout, ${digestColumns('digest')} FROM x_peg_digests SEMI JOIN x_next_pegs USING (side, txid, vout) ORDER BY side, txid, vout`;
 
 /** The previous release's dump files, which final partitions are carried over from. */

@@ -19,7 +19,7 @@ export const exportSql = (name: string): string => bindSql(readSql(import.meta.u
 export const WORK_TABLES = [
   // attribution.sql, keys.sql: what documents show of addresses, and every document's key.
   'x_attribution', 'x_addresses', 'x_address_pegins', 'x_keys',
-  // dirty.sql: what changed since the previous release (x_prev_pegs, x_prev_attr are its digests and attribution), what to render and the pegs that shows.
+  // peg-digests.sql, dirty.sql (or dirty-all.sql): what changed since the previous release (x_prev_pegs, x_prev_attr are its digests and attribution), what to render and the pegs that shows.
   'x_prev_pegs', 'x_maybe_pegs', 'x_next_pegs', 'x_peg_digests', 'x_changed_pegs', 'x_prev_attr', 'x_attr_now', 'x_attr_changed', 'x_touched', 'x_dirty_pegins', 'x_dirty_pegouts', 'x_dirty_addresses',
   'x_dirty_keys', 'x_need_pegins', 'x_need_pegouts',
   // export.ts: the batch of dirty keys the document queries render.

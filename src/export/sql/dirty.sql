@@ -1,5 +1,6 @@
 -- Which documents could have changed since the previous release (SPEC §2
--- Horizon, issue 15), computed before anything is rendered. dirty_floor() is the dirty
+-- Horizon, issue 15), computed before anything is rendered, for an export
+-- that builds on it (dirty-all.sql otherwise). dirty_floor() is the dirty
 -- floor: a peg above it may have changed (the previous release's height
 -- minus twice the horizon, lower after a reorg; -1 renders everything), and
 -- so may a peg below it whose address is reused above it. Such a peg has
@@ -9,65 +10,11 @@
 -- change only through what documents show of addresses: attribution and
 -- clusters, compared with the previous release's (x_prev_attr). The sets
 -- are supersets: a document rendered again with the same bytes keeps its
--- stamp and its file. Needs keys.sql and attribution.sql.
-
--- The pegs in question once the chain grows above height f: those above it,
--- and every peg of an address one of them funds or pays (address reuse,
--- which scores count over all time, reaches back below f).
-CREATE OR REPLACE TEMP MACRO pegs_in_question(f) AS TABLE
-WITH addresses AS (
-  SELECT address FROM analysed_pegin_inputs WHERE height > f AND address IS NOT NULL
-  UNION SELECT address FROM analysed_pegouts WHERE height > f AND address IS NOT NULL
-)
-SELECT 'pegin' AS side, txid, vout FROM analysed_pegins WHERE height > f
-UNION SELECT 'pegin', txid, vout FROM x_address_pegins SEMI JOIN addresses USING (address)
-UNION SELECT 'pegout', txid, vout FROM analysed_pegouts WHERE height > f
-UNION SELECT 'pegout', txid, vout FROM analysed_pegouts SEMI JOIN addresses USING (address);
-
--- This export's, and the next one's unless the chain reorganises (their
--- digests go into data/pegs.parquet, next_floor() is this height minus twice
--- the horizon).
-CREATE OR REPLACE TEMP TABLE x_maybe_pegs AS FROM pegs_in_question(dirty_floor());
-CREATE OR REPLACE TEMP TABLE x_next_pegs AS FROM pegs_in_question(next_floor());
-
--- What a peg shows besides its transaction and attribution: its height, its
--- score and its links, every column, as one md5. Only for the pegs there is
--- a previous digest to compare with, and those the next export will ask about.
--- A peg's links are combined as range-digests.sql combines documents: two
--- 64-bit hashes of each whole link row, xor-ed (a peg's links are unique, so
--- none cancel out, and no sort is needed; a string aggregate of the rows in
--- order took 1.4 s of 2.6 at x10). hash() may differ in another DuckDB
--- version: every peg then counts as changed once, which renders more, never less.
-CREATE OR REPLACE TEMP TABLE x_peg_digests AS
-WITH pegs AS (
-  SELECT side, txid, vout FROM x_maybe_pegs SEMI JOIN x_prev_pegs USING (side, txid, vout)
-  UNION SELECT side, txid, vout FROM x_next_pegs
-), pegin_links AS (
-  SELECT pegin_txid AS txid, pegin_vout AS vout, bit_xor(hash(l)) AS links1, bit_xor(hash(l, 'link')) AS links2
-  FROM a_links l SEMI JOIN pegs m ON m.side = 'pegin' AND m.txid = l.pegin_txid AND m.vout = l.pegin_vout
-  GROUP BY pegin_txid, pegin_vout
-), pegout_links AS (
-  SELECT pegout_txid AS txid, pegout_vout AS vout, bit_xor(hash(l)) AS links1, bit_xor(hash(l, 'link')) AS links2
-  FROM a_links l SEMI JOIN pegs m ON m.side = 'pegout' AND m.txid = l.pegout_txid AND m.vout = l.pegout_vout
-  GROUP BY pegout_txid, pegout_vout
-)
-SELECT 'pegin' AS side, p.txid, p.vout, md5_number(concat_ws('|', p.height, s::VARCHAR, l.links1, l.links2)) AS digest
-FROM analysed_pegins p LEFT JOIN a_pegin_scores s USING (txid, vout) LEFT JOIN pegin_links l USING (txid, vout)
-SEMI JOIN pegs m ON m.side = 'pegin' AND m.txid = p.txid AND m.vout = p.vout
-UNION ALL
-SELECT 'pegout', o.txid, o.vout, md5_number(concat_ws('|', o.height, s::VARCHAR, l.links1, l.links2))
-FROM analysed_pegouts o LEFT JOIN a_pegout_scores s USING (txid, vout) LEFT JOIN pegout_links l USING (txid, vout)
-SEMI JOIN pegs m ON m.side = 'pegout' AND m.txid = o.txid AND m.vout = o.vout;
+-- stamp and its file. Needs keys.sql, attribution.sql and peg-digests.sql.
 
 CREATE OR REPLACE TEMP TABLE x_changed_pegs AS
 SELECT side, txid, vout FROM x_maybe_pegs
 ANTI JOIN (FROM x_peg_digests JOIN x_prev_pegs USING (side, txid, vout, digest)) USING (side, txid, vout);
-
--- What documents show of each address: its attribution and its cluster.
-CREATE OR REPLACE TEMP TABLE x_attr_now AS
-SELECT coalesce(a.address, c.address) AS address, a.attribution::VARCHAR AS attribution, c.cluster_id, c.cluster_size
-FROM x_attribution a
-FULL JOIN (SELECT address, cluster_id, count(*) OVER (PARTITION BY cluster_id) AS cluster_size FROM a_clusters) c USING (address);
 
 CREATE OR REPLACE TEMP TABLE x_attr_changed AS
 WITH now AS (SELECT address, attribution, cluster_id, cluster_size FROM x_attr_now),
