@@ -115,6 +115,11 @@ describe.each<Layout>(['ranges', 'files'])('incremental export (%s layout)', (la
     expect(open in files(labelled.incremental.dir)).toBe(true);
     expect(Object.keys(JSON.parse(readFileSync(join(labelled.incremental.dir, 'changes.json'), 'utf8')).changed)).not.toContain(open);
     expect(statSync(join(labelled.incremental.dir, open)).nlink).toBeGreaterThan(1);
+    // So does a partition of analysed rows below the tip when none of its pegs changed, final or not.
+    const analysed = ['links', 'reuse', 'pegin_scores', 'pegout_scores'].map((name) => `dumps/${name}/${name}-00002000-00002499.parquet`);
+    const carried = analysed.filter((path) => statSync(join(labelled.incremental.dir, path)).nlink > 1);
+    expect(carried.length).toBeGreaterThan(0);
+    expect(Object.keys(JSON.parse(readFileSync(join(labelled.incremental.dir, 'changes.json'), 'utf8')).changed)).not.toContain(carried[0]);
 
     // Two horizons later the partition turns final: written once more, its metadata now says so.
     await advance(2_800, now + 60_000);

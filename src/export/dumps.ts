@@ -19,8 +19,8 @@ export interface Dump {
    */
   height: string | null;
   /**
-   * What can change a final partition: nothing but a reorg (chain data,
-   * null), or a dirty peg of this side in it (dirty.sql: a changed
+   * What can change a partition below the tip: nothing but a reorg (chain
+   * data, null), or a dirty peg of this side in it (dirty.sql: a changed
    * attribution, a later peg to a reused address).
    */
   dirtyBy: 'pegin' | 'pegout' | null;
@@ -78,14 +78,12 @@ const TABLE_METADATA = kvMetadata([
   ['as_of_height', "getvariable('dump_to_height')"], ['updated_at', "getvariable('dump_updated_at')"],
 ]);
 /**
- * Whether a partition's rows may differ in the next analysis, so that its
- * metadata names this one: not when it is final, nor for chain data once
- * every block of the partition is analysed (only a reorg changes those rows,
- * and the file is then written again). Leaving the analysis out keeps the
- * bytes of a partition the same from release to release.
+ * Whether a partition names the analysis in its metadata: only while it is
+ * still filling (its last block above the analysed height). A partition
+ * below the tip keeps its bytes from release to release while its rows do,
+ * so the export carries it over instead of writing it again.
  */
-const namesAnalysis = (dump: Dump, p: Partition, analysedHeight: number): boolean =>
-  !p.final && (dump.dirtyBy !== null || p.to > analysedHeight);
+const namesAnalysis = (p: Partition, analysedHeight: number): boolean => p.to > analysedHeight;
 
 /** A partition: its own heights, and the analysis when namesAnalysis. */
 const partitionMetadata = (p: Partition, withAnalysis: boolean): string => kvMetadata([
@@ -105,7 +103,12 @@ export const DIRTY_PARTITIONS = `SELECT 'pegin:' || (height // $1 * $1) AS part 
 export interface DumpOptions {
   /** Partitions ending at or below this height are final (the analysed height minus two horizons); -1: none. */
   finalUpTo: number;
-  /** Partitions ending at or below this height may be carried over from the previous release (the dirty floor); -1: none. */
+  /**
+   * Partitions of analysed rows ending at or below this height may be carried
+   * over from the previous release when they hold no dirty peg: its height
+   * when its peg digests were compared (no peg it showed has gone, and a new
+   * or changed peg is dirty), else the dirty floor; -1: none.
+   */
   carryUpTo: number;
   /** Chain-data partitions ending at or below this height may be carried over (the chain both releases read); -1: none. */
   chainCarryUpTo: number;
@@ -149,7 +152,7 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
         const sameFinality = p.final === p.to <= opts.previousFinalUpTo;
         const sameRows = dump.dirtyBy === null
           ? p.to <= opts.chainCarryUpTo
-          : p.final && p.to <= opts.carryUpTo && !opts.dirty.has(`${dump.dirtyBy}:${p.from}`);
+          : p.to <= opts.carryUpTo && !opts.dirty.has(`${dump.dirtyBy}:${p.from}`);
         if (!sameFinality || !sameRows) return null;
         const files = (['parquet', 'csv.gz'] as const).map((ext) => opts.previous.get(partitionPath(dump.name, p, ext)));
         return files.every((f) => f !== undefined) ? files as FileEntry[] : null;
@@ -164,7 +167,7 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
       await conn.exec(`CREATE OR REPLACE TEMP TABLE x_dump AS SELECT * FROM (${exportSql(`dump-${dump.name}`)}) WHERE ${dump.height} >= ${toWrite[0]!.from}`);
       for (const p of toWrite) {
         await copy(`SELECT * FROM x_dump WHERE ${dump.height} BETWEEN ${p.from} AND ${p.to} ORDER BY rowid`,
-          partitionPath(dump.name, p, 'parquet'), partitionMetadata(p, namesAnalysis(dump, p, bounds.top)), dump);
+          partitionPath(dump.name, p, 'parquet'), partitionMetadata(p, namesAnalysis(p, bounds.top)), dump);
       }
     }
     await conn.exec('DROP TABLE IF EXISTS x_dump');

@@ -231,7 +231,7 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, op
   await step('endpoints');
   const dumpOptions: DumpOptions = {
     finalUpTo,
-    carryUpTo: opts.floor,
+    carryUpTo: opts.previousPegs ? opts.previous!.state!.as_of_height : opts.floor,
     chainCarryUpTo: opts.chainUnchangedUpTo,
     previousFinalUpTo: finalHeightOf(opts.previous?.state ?? null),
     partitionBlocks: opts.dumpPartitionBlocks,

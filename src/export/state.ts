@@ -16,15 +16,15 @@ import type { Layout } from './ranges.js';
 export const STATE_PATH = 'data/state.json';
 /** What each address showed (attribution, cluster) in the release, for the next export to compare with. */
 export const ATTRIBUTION_INDEX = 'data/attribution.parquet';
-/** The digests of the pegs this export compared (dirty.sql), for the next export to compare with. */
+/** The digests of the pegs this export compared (peg-digests.sql), for the next export to compare with. */
 export const PEGS_INDEX = 'data/pegs.parquet';
 
 /**
  * Bumped whenever the exporter renders any document, or records its indexes
- * (data/*.parquet), differently: a release of another format is never built
+ * (data/*.parquet) or dump files, differently: a release of another format is never built
  * on, the next export renders everything.
  */
-export const EXPORT_FORMAT = 3;
+export const EXPORT_FORMAT = 4;
 
 /** A release's state: what it was made from, its format, range layout and chain checkpoints. */
 export interface ExportState extends ExportBasis {
