@@ -16,10 +16,13 @@ CREATE OR REPLACE TEMP TABLE x_changed_pegs AS
 SELECT side, txid, vout FROM x_maybe_pegs
 ANTI JOIN (FROM x_peg_digests JOIN x_prev_pegs USING (side, txid, vout, digest)) USING (side, txid, vout);
 
+-- Addresses whose row is on one side only: new, gone or changed (one hash
+-- join on every column; two EXCEPTs of all rows took 0.8 s instead of 0.1 at x10).
 CREATE OR REPLACE TEMP TABLE x_attr_changed AS
-WITH now AS (SELECT address, attribution, cluster_id, cluster_size FROM x_attr_now),
-     before AS (SELECT address, attribution, cluster_id, cluster_size FROM x_prev_attr)
-SELECT address FROM ((FROM now EXCEPT FROM before) UNION (FROM before EXCEPT FROM now));
+SELECT DISTINCT coalesce(n.address, b.address) AS address
+FROM x_attr_now n FULL JOIN x_prev_attr b ON n.address = b.address AND n.attribution IS NOT DISTINCT FROM b.attribution
+  AND n.cluster_id IS NOT DISTINCT FROM b.cluster_id AND n.cluster_size IS NOT DISTINCT FROM b.cluster_size
+WHERE n.address IS NULL OR b.address IS NULL;
 
 -- Addresses of changed pegs, and addresses whose attribution changed.
 CREATE OR REPLACE TEMP TABLE x_touched AS
