@@ -191,7 +191,7 @@ describe('reuse, clusters and attribution', () => {
     expect(score?.reasons).toContain(`a funding address also received a peg-out (address reuse): −${P.reuse_penalty}`);
   });
 
-  it('names one peg-in of several funded by the address in one block: the greatest txid, whatever the row order', async () => {
+  it('names one peg-in of several funded by the address in one block: the greatest txid, whatever the row order; penalises every one', async () => {
     const d = await fresh();
     const sameBlock = Array.from({ length: 40 }, (_, i) => ({ txid: txid(`same-block-${(i * 17) % 40}`), height: 150, amount: 100_000_000 + i, inputs: ['R1'] }));
     await insertChain(d, 400, sameBlock, [{ txid: txid('hog-r1'), vout: 1, height: 300, amount: 50_000_000, address: 'R1' }]);
@@ -200,6 +200,10 @@ describe('reuse, clusters and attribution', () => {
       await analyze(d);
       expect(await d.all('SELECT pegin_txid FROM a_reuse')).toEqual([{ pegin_txid: greatest }]);
     }
+    // The address reuse is every one's, not only the peg-in a_reuse names.
+    const penalised = await d.one<{ n: bigint }>('SELECT count(*) AS n FROM a_pegin_scores WHERE list_contains(reasons, $1)',
+      [`a funding address also received a peg-out (address reuse): −${P.reuse_penalty}`]);
+    expect(penalised?.n).toBe(BigInt(sameBlock.length));
   });
 
   it('clusters co-spent addresses transitively under the smallest address', async () => {

@@ -4,16 +4,24 @@
 -- of peg-ins and receives thousands of peg-outs must not become their product).
 -- A peg-out whose output later funds a peg-in is a multi-hop step, not reuse:
 -- a_follow covers it.
--- One peg-in per address and height (the greatest txid, vout): the ASOF join
--- picks an arbitrary row among equal heights, and the analysis must be
--- deterministic (an incremental export equals a full one byte for byte).
+
+-- Every peg-in with each address that funded it (the peg-in scores' reuse
+-- penalty reads every one of them).
 CREATE OR REPLACE TEMP TABLE w_funded AS
 SELECT i.address, p.height, p.txid, p.vout
 FROM pegin_inputs i JOIN w_pegins p ON p.txid = i.pegin_txid
-WHERE i.address IS NOT NULL
-QUALIFY row_number() OVER (PARTITION BY i.address, p.height ORDER BY p.txid DESC, p.vout DESC) = 1;
+WHERE i.address IS NOT NULL;
 
+-- The ASOF join picks an arbitrary row among equal heights, and the analysis
+-- must be deterministic (an incremental export equals a full one byte for
+-- byte): it sees one peg-in per address and height, the greatest (txid,
+-- vout), and only addresses that receive a peg-out.
 CREATE OR REPLACE TEMP TABLE a_reuse AS
-SELECT o.address, f.txid AS pegin_txid, f.vout AS pegin_vout, o.txid AS pegout_txid, o.vout AS pegout_vout
+WITH funded AS (
+  SELECT address, height, max({'txid': txid, 'vout': vout}) AS pegin
+  FROM w_funded SEMI JOIN (SELECT DISTINCT address FROM w_pegouts) USING (address)
+  GROUP BY address, height
+)
+SELECT o.address, f.pegin.txid AS pegin_txid, f.pegin.vout AS pegin_vout, o.txid AS pegout_txid, o.vout AS pegout_vout
 FROM (SELECT txid, vout, address, height - 1 AS before_height FROM w_pegouts WHERE address IS NOT NULL) o
-ASOF JOIN w_funded f ON o.address = f.address AND o.before_height >= f.height;
+ASOF JOIN funded f ON o.address = f.address AND o.before_height >= f.height;
