@@ -259,7 +259,7 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, op
 /** The digests of the pegs the next export will ask about (data/pegs.parquet, peg-digests.sql). */
 const PEGS_INDEX_ROWS = `SELECT side, txid, vout, ${digestColumns('digest')} FROM x_peg_digests SEMI JOIN x_next_pegs USING (side, txid, vout) ORDER BY side, txid, vout`;
 
-/** The previous release's dump files, which final partitions are carried over from. */
+/** The previous release's dump files, which unchanged partitions are carried over from. */
 const PREVIOUS_DUMPS = "SELECT path, size, sha256 FROM x_prev_files WHERE starts_with(path, 'dumps/')";
 
 const rangeLengths = (ranges: Record<RangeKind, RangeLayout>): Record<RangeKind, number> =>
