@@ -24,3 +24,9 @@ CREATE OR REPLACE TEMP MACRO json_plain(text) AS CASE WHEN contains(text, 'e999'
 -- json_extend appends members (text starting with ',') to a JSON object.
 CREATE OR REPLACE TEMP MACRO json_extend(obj, members) AS left(obj, -1) || members || '}';
 CREATE OR REPLACE TEMP MACRO json_array(elements) AS '[' || coalesce(elements, '') || ']';
+
+-- list(v ORDER BY k) for a key k unique within each group, given
+-- list({'k': k, 'v': v}): list_sort compares k first and never reaches v.
+-- DuckDB's ordered aggregate sorts every group apart: the peg-in inputs of
+-- a full x10 export took 10.9 s that way, 1.8 s this way.
+CREATE OR REPLACE TEMP MACRO sorted_values(pairs) AS list_transform(list_sort(pairs), x -> x.v);

@@ -5,27 +5,27 @@
 
 CREATE OR REPLACE TEMP TABLE x_pegin_inputs AS
 SELECT i.pegin_txid AS txid,
-  list({'address': i.address, 'value': coin_json(i.value), 'attribution': a.attribution} ORDER BY i.n) AS inputs
+  sorted_values(list({'k': i.n, 'v': {'address': i.address, 'value': coin_json(i.value), 'attribution': a.attribution}})) AS inputs
 FROM analysed_pegin_inputs i LEFT JOIN x_attribution a ON a.address = i.address
 WHERE i.pegin_txid IN (SELECT txid FROM x_need_pegins)
 GROUP BY i.pegin_txid;
 
 CREATE OR REPLACE TEMP TABLE x_pegin_links AS
 SELECT l.pegin_txid AS txid, l.pegin_vout AS vout,
-  list({'pegout_txid': l.pegout_txid, 'pegout_vout': l.pegout_vout, 'pegout_amount': coin_json(l.pegout_amount),
-        'pegout_address': l.pegout_address, 'pegout_entity': a.entity, 'pegout_category': a.category,
-        'confidence': l.confidence, 'block_gap': l.block_gap, 'candidate_count': l.candidate_count, 'reasons': l.reasons}
-       ORDER BY l.confidence DESC, l.block_gap, l.pegout_txid, l.pegout_vout) AS links
+  sorted_values(list({'k': {'confidence': -l.confidence, 'block_gap': l.block_gap, 'txid': l.pegout_txid, 'vout': l.pegout_vout},
+    'v': {'pegout_txid': l.pegout_txid, 'pegout_vout': l.pegout_vout, 'pegout_amount': coin_json(l.pegout_amount),
+          'pegout_address': l.pegout_address, 'pegout_entity': a.entity, 'pegout_category': a.category,
+          'confidence': l.confidence, 'block_gap': l.block_gap, 'candidate_count': l.candidate_count, 'reasons': l.reasons}})) AS links
 FROM a_links l LEFT JOIN x_attribution a ON a.address = l.pegout_address
 SEMI JOIN x_need_pegins n ON n.txid = l.pegin_txid AND n.vout = l.pegin_vout
 GROUP BY l.pegin_txid, l.pegin_vout;
 
 CREATE OR REPLACE TEMP TABLE x_pegout_links AS
 SELECT l.pegout_txid AS txid, l.pegout_vout AS vout,
-  list({'pegin_txid': l.pegin_txid, 'pegin_vout': l.pegin_vout, 'pegin_amount': coin_json(l.pegin_amount),
-        'pegin_height': l.pegin_height, 'confidence': l.confidence, 'block_gap': l.block_gap,
-        'candidate_count': l.candidate_count, 'reasons': l.reasons}
-       ORDER BY l.confidence DESC, l.block_gap, l.pegin_txid, l.pegin_vout) AS links
+  sorted_values(list({'k': {'confidence': -l.confidence, 'block_gap': l.block_gap, 'txid': l.pegin_txid, 'vout': l.pegin_vout},
+    'v': {'pegin_txid': l.pegin_txid, 'pegin_vout': l.pegin_vout, 'pegin_amount': coin_json(l.pegin_amount),
+          'pegin_height': l.pegin_height, 'confidence': l.confidence, 'block_gap': l.block_gap,
+          'candidate_count': l.candidate_count, 'reasons': l.reasons}})) AS links
 FROM a_links l
 SEMI JOIN x_need_pegouts n ON n.txid = l.pegout_txid AND n.vout = l.pegout_vout
 GROUP BY l.pegout_txid, l.pegout_vout;
