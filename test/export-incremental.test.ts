@@ -36,12 +36,15 @@ const manifestFiles = (dir: string): Members => {
   return Object.fromEntries(Object.entries(files).filter(([path]) => path !== 'changes.json').map(([path, f]) => [path, { size: f.size, sha256: f.sha256 }]));
 };
 
+/** A release's changes.json. */
+const changesOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'changes.json'), 'utf8'));
+
 /** changes.json is exactly the difference between the previous manifest and this one. */
 function expectChangesBetween(previousDir: string | null, dir: string): void {
   const before = previousDir ? manifestFiles(previousDir) : {};
   const now = manifestFiles(dir);
   const pick = (from: Members, paths: string[]): Members => Object.fromEntries(paths.sort().map((p) => [p, from[p]!]));
-  const changes = JSON.parse(readFileSync(join(dir, 'changes.json'), 'utf8'));
+  const changes = changesOf(dir);
   expect(changes.added).toEqual(pick(now, Object.keys(now).filter((p) => !(p in before))));
   expect(changes.changed).toEqual(pick(now, Object.keys(now).filter((p) => p in before && before[p]!.sha256 !== now[p]!.sha256)));
   expect(changes.removed).toEqual(pick(before, Object.keys(before).filter((p) => !(p in now))));
@@ -81,7 +84,7 @@ describe.each<Layout>(['ranges', 'files'])('incremental export (%s layout)', (la
     await advance(2_401, now + 150);
     const one = await exportBoth(db, layout, layout);
     // One new block changes few files: the budget a mirror uploads.
-    const changed = JSON.parse(readFileSync(join(one.incremental.dir, 'changes.json'), 'utf8'));
+    const changed = changesOf(one.incremental.dir);
     expect(Object.keys(changed.added).length + Object.keys(changed.changed).length).toBeLessThan(one.incremental.files / 4);
     expect(one.floor).toMatch(new RegExp(`: the documents of changed pegs above height ${2_400 - 2 * HORIZON} and of addresses whose attribution changed$`));
     // Only what changed is rendered, not every document of a peg above the floor.
@@ -96,7 +99,7 @@ describe.each<Layout>(['ranges', 'files'])('incremental export (%s layout)', (la
     const partitions = Object.keys(files(hundred.incremental.dir)).filter((p) => p.startsWith('dumps/pegins/') && p.endsWith('.parquet'));
     expect(partitions[0]).toBe('dumps/pegins/pegins-00000000-00000499.parquet');
     expect(partitions.at(-1)).toBe('dumps/pegins/pegins-00002500-00002999.parquet');
-    const changes = JSON.parse(readFileSync(join(hundred.incremental.dir, 'changes.json'), 'utf8'));
+    const changes = changesOf(hundred.incremental.dir);
     expect(Object.keys(changes.added)).toContain('dumps/pegins/pegins-00002500-00002999.parquet');
     expect(Object.keys(changes.changed)).toContain('dumps/pegins/pegins-00002000-00002499.parquet');
     expect(Object.keys(changes.changed)).not.toContain('dumps/pegins/pegins-00001500-00001999.parquet');
@@ -113,18 +116,18 @@ describe.each<Layout>(['ranges', 'files'])('incremental export (%s layout)', (la
     // A chain partition whose blocks are all analysed leaves the analysis out of its metadata, so a new analysis of the same chain carries it over.
     const open = 'dumps/pegins/pegins-00002000-00002499.parquet';
     expect(open in files(labelled.incremental.dir)).toBe(true);
-    expect(Object.keys(JSON.parse(readFileSync(join(labelled.incremental.dir, 'changes.json'), 'utf8')).changed)).not.toContain(open);
+    expect(Object.keys(changesOf(labelled.incremental.dir).changed)).not.toContain(open);
     expect(statSync(join(labelled.incremental.dir, open)).nlink).toBeGreaterThan(1);
     // So does a partition of analysed rows below the tip when none of its pegs changed, final or not.
     const analysed = ['links', 'reuse', 'pegin_scores', 'pegout_scores'].map((name) => `dumps/${name}/${name}-00002000-00002499.parquet`);
     const carried = analysed.filter((path) => statSync(join(labelled.incremental.dir, path)).nlink > 1);
     expect(carried.length).toBeGreaterThan(0);
-    expect(Object.keys(JSON.parse(readFileSync(join(labelled.incremental.dir, 'changes.json'), 'utf8')).changed)).not.toContain(carried[0]);
+    expect(Object.keys(changesOf(labelled.incremental.dir).changed)).not.toContain(carried[0]);
 
     // Two horizons later the partition turns final: written once more, its metadata now says so.
     await advance(2_800, now + 60_000);
     const later = await exportBoth(db, layout, layout);
-    expect(Object.keys(JSON.parse(readFileSync(join(later.incremental.dir, 'changes.json'), 'utf8')).changed)).toContain(open);
+    expect(Object.keys(changesOf(later.incremental.dir).changed)).toContain(open);
   }, 600_000);
 
   it('renders again the documents of a peg whose link changed in a column no score shows', async () => {

@@ -7,8 +7,17 @@
 import { readSql } from '../store/db.js';
 import { bindSql, modelSqlValues } from '../domain/model.js';
 
-/** The text of src/export/sql/<name>.sql, with the model's facts bound where it names them ({{name}}, src/domain/model.ts). */
-export const exportSql = (name: string): string => bindSql(readSql(import.meta.url, `sql/${name}.sql`), modelSqlValues());
+const loaded = new Map<string, string>();
+/**
+ * The text of src/export/sql/<name>.sql, with the model's facts bound where
+ * it names them ({{name}}, src/domain/model.ts); read once (document queries
+ * are asked for in every batch).
+ */
+export function exportSql(name: string): string {
+  let sql = loaded.get(name);
+  if (sql === undefined) loaded.set(name, sql = bindSql(readSql(import.meta.url, `sql/${name}.sql`), modelSqlValues()));
+  return sql;
+}
 
 /**
  * The temp tables the export's statements share by name, across nodes.sql,
