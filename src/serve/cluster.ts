@@ -33,6 +33,9 @@ const RESTART_BACKOFF_MS = 1_000;
 /** Workers still running this long after being told to stop are killed. */
 const STOP_GRACE_MS = 5_000;
 
+/** With a callback a failed send is reported to it instead of as an 'error' event, which nothing would handle. */
+const ignoreSendError = (): void => {};
+
 export interface Primary {
   /** The URL once every worker listens; rejected when one exits before then. */
   listening: Promise<string>;
@@ -68,7 +71,8 @@ export function startPrimary(count: number, log: (line: string) => void): Primar
         const d = limiter.hit(client, limit, now);
         return [id, d.allowed, d.limit, d.remaining, d.resetSeconds];
       });
-      if (worker.isConnected()) worker.send({ pegscope: 'decisions', decisions } satisfies DecisionMessage);
+      // A worker that exits between the check and the write fails the send; it needs no decision then.
+      if (worker.isConnected()) worker.send({ pegscope: 'decisions', decisions } satisfies DecisionMessage, undefined, ignoreSendError);
     });
     log(`worker ${worker.process.pid} started`);
   };
@@ -83,8 +87,10 @@ export function startPrimary(count: number, log: (line: string) => void): Primar
         clearTimeout(kill);
         resolve();
       });
-      if (worker.isConnected()) worker.send({ pegscope: 'stop' } satisfies StopMessage);
-      else worker.process.kill('SIGKILL');
+      // A worker can be exiting on its own (a port in use) while connected: its channel then fails the send (EPIPE), and it is killed instead.
+      const killNow = (): void => void worker.process.kill('SIGKILL');
+      if (worker.isConnected()) worker.send({ pegscope: 'stop' } satisfies StopMessage, undefined, (error) => error && killNow());
+      else killNow();
     }))).then(() => undefined);
   };
 
@@ -155,7 +161,8 @@ export class SharedLimiter implements RateLimiter {
   private flush(): void {
     const hits = this.queued;
     this.queued = [];
-    process.send?.({ pegscope: 'hits', hits } satisfies HitMessage);
+    // A primary that is gone fails the send; the worker then stops on 'disconnect'.
+    process.send?.({ pegscope: 'hits', hits } satisfies HitMessage, undefined, undefined, ignoreSendError);
   }
 }
 
