@@ -3,10 +3,10 @@ WITH heights AS (
   SELECT q::INTEGER AS height FROM x_render_keys WHERE kind = 'block'
 ),
 bi AS (
-  SELECT height, string_agg(node, ',' ORDER BY txid, vout) AS nodes FROM x_pegin_nodes SEMI JOIN heights USING (height) GROUP BY height
+  SELECT height, sorted_joined(list({'k': {'txid': txid, 'vout': vout}, 'v': node})) AS nodes FROM x_pegin_nodes SEMI JOIN heights USING (height) GROUP BY height
 ),
 bo AS (
-  SELECT height, string_agg(node, ',' ORDER BY txid, vout) AS nodes FROM x_pegout_nodes SEMI JOIN heights USING (height) GROUP BY height
+  SELECT height, sorted_joined(list({'k': {'txid': txid, 'vout': vout}, 'v': node})) AS nodes FROM x_pegout_nodes SEMI JOIN heights USING (height) GROUP BY height
 )
 SELECT b.height::VARCHAR AS q, true AS has_file, b.hash, json_extend(to_json({
   'height': b.height, 'hash': b.hash, 'time': b.time, 'supply': coin_json(b.supply)})::VARCHAR,

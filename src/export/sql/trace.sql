@@ -3,13 +3,13 @@
 -- body the compact JSON of the `trace` object.
 -- Needs macros.sql, keys.sql, peg-digests.sql, dirty.sql and nodes.sql.
 WITH addr_pegins AS (
-  SELECT ap.address, string_agg(n.node, ',' ORDER BY n.height, n.txid, n.vout) AS nodes
+  SELECT ap.address, sorted_joined(list({'k': {'height': n.height, 'txid': n.txid, 'vout': n.vout}, 'v': n.node})) AS nodes
   FROM x_address_pegins ap JOIN x_pegin_nodes n ON n.txid = ap.txid AND n.vout = ap.vout
   SEMI JOIN x_render_keys k ON k.kind = 'trace' AND k.q = ap.address
   GROUP BY ap.address
 ),
 addr_pegouts AS (
-  SELECT address, string_agg(node, ',' ORDER BY height, txid, vout) AS nodes
+  SELECT address, sorted_joined(list({'k': {'height': height, 'txid': txid, 'vout': vout}, 'v': node})) AS nodes
   FROM x_pegout_nodes SEMI JOIN x_render_keys k ON k.kind = 'trace' AND k.q = x_pegout_nodes.address GROUP BY address
 )
 SELECT a.address AS q, true AS has_file, json_extend(to_json({
@@ -24,9 +24,9 @@ LEFT JOIN addr_pegins pi ON pi.address = a.address
 LEFT JOIN addr_pegouts po ON po.address = a.address
 UNION ALL
 SELECT txid AS q, true, '{"query":' || to_json(txid) || ',"type":"pegin_tx","attribution":null,"cluster":null,"pegins":'
-  || json_array(string_agg(node, ',' ORDER BY vout)) || ',"pegouts":[]}'
+  || json_array(sorted_joined(list({'k': vout, 'v': node}))) || ',"pegouts":[]}'
 FROM x_pegin_nodes WHERE txid IN (SELECT q FROM x_render_keys WHERE kind = 'trace') GROUP BY txid
 UNION ALL
 SELECT txid AS q, true, '{"query":' || to_json(txid) || ',"type":"pegout_tx","attribution":null,"cluster":null,"pegins":[],"pegouts":'
-  || json_array(string_agg(node, ',' ORDER BY vout)) || '}'
+  || json_array(sorted_joined(list({'k': vout, 'v': node}))) || '}'
 FROM x_pegout_nodes WHERE txid IN (SELECT q FROM x_render_keys WHERE kind = 'trace') GROUP BY txid
