@@ -69,7 +69,7 @@ function withAnalysis(cmd: Command): Command {
 
 /** DuckDB's memory limit for `analyze`, `export` and `job`: small machines need one, large ones go faster without. */
 function withMemory(cmd: Command): Command {
-  return cmd.option('--memory-limit <MB>', `DuckDB memory while analysing and exporting, in MB; it spills to disk beyond it (default ${DEFAULT_ANALYZE_MEMORY_MB} for analyze, ${DEFAULT_EXPORT_MEMORY_MB} for export: x10 within about 3 GB RSS; raise it on a large machine for speed)`,
+  return cmd.option('--memory-limit <MB>', `DuckDB memory while analysing and exporting, in MB; it spills to disk beyond it (default ${DEFAULT_ANALYZE_MEMORY_MB} for analyze, ${DEFAULT_EXPORT_MEMORY_MB} for export: x10 within about 2 GB RSS; raise it on a large machine for speed)`,
     parseInteger('--memory-limit', MIN_MEMORY_LIMIT_MB, MAX_MEMORY_LIMIT_MB));
 }
 

@@ -106,6 +106,13 @@ export class DbConnection {
 }
 
 /**
+ * Memory DuckDB freed goes back to the system soon, not when its allocator
+ * gets round to it: without these a full x10 export held 2.6 GB RSS under a
+ * 1.5 GB limit, with them 2.3 GB, and 1.8 GB under the 1 GB limit it has now.
+ */
+const ALLOCATOR_SETTINGS = "SET allocator_background_threads = true; SET allocator_flush_threshold = '32MB'";
+
+/**
  * One open pegscope database: a DuckDB file (or :memory:) at this pegscope's
  * schema version (schema.ts). The only code that touches the DuckDB driver.
  */
@@ -129,6 +136,7 @@ export class Db {
     }
     const db = new Db(path, instance, await instance.connect());
     try {
+      await db.exec(ALLOCATOR_SETTINGS);
       await applySchema(db);
     } catch (err) {
       db.close();
