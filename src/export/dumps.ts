@@ -45,6 +45,9 @@ export const DUMPS: readonly Dump[] = [
 /** What the CSV puts between the items of a list; a link's reason sentences never contain it (an entity name a score reason quotes may). */
 export const LIST_SEPARATOR = '; ';
 
+/** zlib's level for the CSV dumps: at mainnet level 6 took 2.4 s for 39.6 MB, level 1 1.1 s for 42.0 MB (DuckDB's gzip: 4.7 s for 41.4 MB). */
+const CSV_GZIP_LEVEL = 6;
+
 /** Blocks per dump partition (about 35 days): 30 partitions at the mainnet preset, 2 files each per table. */
 export const PARTITION_BLOCKS = 20_000;
 
@@ -134,9 +137,9 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
     const parquet = await writer.pathFor(path);
     await conn.exec(`COPY (${query}) TO ${sqlString(parquet)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA ${metadata})`);
     await writer.adopt(path);
-    const csv = path.replace(/\.parquet$/, '.csv.gz');
-    await conn.exec(`COPY (${csvSelect(dump, parquet)}) TO ${sqlString(await writer.pathFor(csv))} (FORMAT csv, HEADER, COMPRESSION gzip)`);
-    await writer.adopt(csv);
+    const plain = path.replace(/\.parquet$/, '.csv');
+    await conn.exec(`COPY (${csvSelect(dump, parquet)}) TO ${sqlString(await writer.pathFor(plain))} (FORMAT csv, HEADER)`);
+    await writer.adoptGzipped(plain, `${plain}.gz`, CSV_GZIP_LEVEL);
   };
   try {
     await conn.exec(ANALYSED);
