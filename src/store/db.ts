@@ -108,7 +108,7 @@ export class DbConnection {
 /**
  * Memory DuckDB freed goes back to the system soon, not when its allocator
  * gets round to it: without these a full x10 export held 2.6 GB RSS under a
- * 1.5 GB limit, with them 2.3 GB, and 1.8 GB under the 1 GB limit it has now.
+ * 1.5 GB limit, with them 2.3 GB.
  */
 const ALLOCATOR_SETTINGS = "SET allocator_background_threads = true; SET allocator_flush_threshold = '32MB'";
 
