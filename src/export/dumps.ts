@@ -133,13 +133,18 @@ export interface DumpOptions {
  */
 export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOptions): Promise<void> {
   const conn = await db.connect();
+  // One CSV at a time is gzipped while DuckDB writes the next file.
+  let gzipping: Promise<void> = Promise.resolve();
   const copy = async (query: string, path: string, metadata: string, dump: Dump): Promise<void> => {
     const parquet = await writer.pathFor(path);
     await conn.exec(`COPY (${query}) TO ${sqlString(parquet)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA ${metadata})`);
     await writer.adopt(path);
     const plain = path.replace(/\.parquet$/, '.csv');
     await conn.exec(`COPY (${csvSelect(dump, parquet)}) TO ${sqlString(await writer.pathFor(plain))} (FORMAT csv, HEADER)`);
-    await writer.adoptGzipped(plain, `${plain}.gz`, CSV_GZIP_LEVEL);
+    await gzipping;
+    gzipping = writer.adoptGzipped(plain, `${plain}.gz`, CSV_GZIP_LEVEL);
+    // Handled here so a failure waits, unreported, for the next await of it.
+    gzipping.catch(() => undefined);
   };
   try {
     await conn.exec(ANALYSED);
@@ -174,7 +179,10 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
       }
     }
     await conn.exec('DROP TABLE IF EXISTS x_dump');
+    await gzipping;
   } finally {
+    // Nothing may write into the release once this returns: it can be removed next.
+    await gzipping.catch(() => undefined);
     conn.close();
   }
 }
