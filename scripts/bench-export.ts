@@ -120,7 +120,7 @@ async function cachedDbs(preset: SimPresetName, seed: number): Promise<string[]>
 
 const mb = (bytes: number): string => (bytes / 1e6).toFixed(1);
 /** This process's peak resident set (DuckDB runs inside it), in MB. */
-const peakRssMb = (): string => (process.resourceUsage().maxRSS / 1024).toFixed(0);
+const processPeakRssMb = (): string => (process.resourceUsage().maxRSS / 1024).toFixed(0);
 const seconds = (since: number): number => (performance.now() - since) / 1000;
 
 /** Files added or changed since the previous release, from changes.json. */
@@ -160,7 +160,7 @@ async function benchPreset(preset: SimPresetName, seed: number, dir: string, one
 
   const rate = (t: Timed) => `${Math.round(t.result.files / t.seconds)} files/s, ${mb(t.result.bytes / t.seconds)} MB/s written`;
   console.log(`\n== ${preset} (seed ${seed}): ${files} files, release ${mb(releaseBytes)} MB on disk`);
-  console.log(`full export            ${full1.seconds.toFixed(1)} s  ${rate(full1)}; peak RSS ${full1.peakRssMb.toFixed(0)} MB (sampled; x10 target < 2 GB), of the process so far ${peakRssMb()} MB`);
+  console.log(`full export            ${full1.seconds.toFixed(1)} s  ${rate(full1)}; peak RSS ${full1.peakRssMb.toFixed(0)} MB (sampled; x10 target < 2 GB), of the process so far ${processPeakRssMb()} MB`);
   console.log(`tar extract (limit)    ${tar.seconds.toFixed(1)} s  ${Math.round(files / tar.seconds)} files/s, ${mb(releaseBytes / tar.seconds)} MB/s`);
   console.log(`full / limit           ${((tar.seconds / full1.seconds) * 100).toFixed(0)}% (target ≥ 50%)`);
   console.log(`full export phases (s, dumps run beside the documents): ${full1.phases}\n`);

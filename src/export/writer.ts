@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
-import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -226,23 +225,13 @@ export class ReleaseWriter {
 
   /**
    * Gzips a file written into the release (`plain`, removed after) as
-   * `path` and records it, hashing the bytes on their way to disk. Node's
-   * zlib runs on libuv's thread pool; DuckDB's own CSV gzip took four times
-   * as long for a larger file.
+   * `path` and adopts that. Node's zlib runs on libuv's thread pool;
+   * DuckDB's own CSV gzip took four times as long for a larger file.
    */
   async adoptGzipped(plain: string, path: string, level: number): Promise<void> {
-    const hash = createHash('sha256');
-    let size = 0;
-    const tally = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        hash.update(chunk);
-        size += chunk.length;
-        done(null, chunk);
-      },
-    });
-    await pipeline(createReadStream(this.at(plain)), createGzip({ level }), tally, createWriteStream(this.at(path)));
+    await pipeline(createReadStream(this.at(plain)), createGzip({ level }), createWriteStream(this.at(path)));
     await rm(this.at(plain));
-    this.record({ path, size, sha256: hash.digest('hex') });
+    await this.adopt(path);
   }
 
   /** Records a file written after `finish` (changes.json): in the manifest, not in the files index. */

@@ -110,7 +110,7 @@ export class DbConnection {
  * gets round to it: without these a full x10 export held 2.6 GB RSS under a
  * 1.5 GB limit, with them 2.3 GB.
  */
-const ALLOCATOR_SETTINGS = "SET allocator_background_threads = true; SET allocator_flush_threshold = '32MB'";
+const ALLOCATOR_SETTINGS: Record<string, string> = { allocator_background_threads: 'true', allocator_flush_threshold: '32MB' };
 
 /**
  * One open pegscope database: a DuckDB file (or :memory:) at this pegscope's
@@ -126,7 +126,7 @@ export class Db {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     let instance: DuckDBInstance;
     try {
-      instance = await DuckDBInstance.create(path);
+      instance = await DuckDBInstance.create(path, ALLOCATOR_SETTINGS);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (/lock/i.test(message)) {
@@ -136,7 +136,6 @@ export class Db {
     }
     const db = new Db(path, instance, await instance.connect());
     try {
-      await db.exec(ALLOCATOR_SETTINGS);
       await applySchema(db);
     } catch (err) {
       db.close();
