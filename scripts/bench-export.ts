@@ -9,7 +9,8 @@
  * - the job's steady state (SPEC §2 Horizon, issue 15): after 1 new block and
  *   after 100 new blocks, an incremental export against a full export of the
  *   same database into an empty site, with the share of files that changed
- *   (changes.json); targets ≥ 30× and ≥ 10× faster, ≤ 5% of files changed;
+ *   and of the bytes a mirror uploads, by where they are (changes.json);
+ *   targets ≥ 30× and ≥ 10× faster, ≤ 5% of files changed;
  * - one `job` cycle after 2 new blocks (scan + analyze + export), each phase
  *   timed; target under 60 s at x10.
  *
@@ -123,10 +124,27 @@ const mb = (bytes: number): string => (bytes / 1e6).toFixed(1);
 const processPeakRssMb = (): string => (process.resourceUsage().maxRSS / 1024).toFixed(0);
 const seconds = (since: number): number => (performance.now() - since) / 1000;
 
-/** Files added or changed since the previous release, from changes.json. */
-function changedFiles(release: string): number {
-  const changes = JSON.parse(readFileSync(join(release, 'changes.json'), 'utf8'));
-  return Object.keys(changes.added).length + Object.keys(changes.changed).length;
+type FileChanges = Record<string, { size: number }>;
+
+/** Where a file's bytes are counted in the upload: range files by kind, dump partitions by table, any other file by itself. */
+const uploadGroup = (path: string): string => /^(api\/range\/[^/]+\/|dumps\/[^/]+\/)/.exec(path)?.[1] ?? path;
+
+/** Files added or changed since the previous release, and their bytes by group (what a mirror uploads), from changes.json. */
+function uploaded(release: string): { files: number; bytes: number; groups: Map<string, number> } {
+  const changes = JSON.parse(readFileSync(join(release, 'changes.json'), 'utf8')) as { added: FileChanges; changed: FileChanges };
+  const entries = [...Object.entries(changes.added), ...Object.entries(changes.changed)];
+  const groups = new Map<string, number>();
+  for (const [path, { size }] of entries) groups.set(uploadGroup(path), (groups.get(uploadGroup(path)) ?? 0) + size);
+  return { files: entries.length, bytes: [...groups.values()].reduce((sum, bytes) => sum + bytes, 0), groups };
+}
+
+/** A mirror's upload after an incremental export: files and bytes, each as a share of the release, and its largest groups. */
+function uploadShare(release: string, files: number): string {
+  const upload = uploaded(release);
+  const releaseBytes = diskBytes(release);
+  const largest = [...upload.groups].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([group, bytes]) => `${group} ${mb(bytes)}`);
+  return `${upload.files} of ${files} files changed (${((upload.files / files) * 100).toFixed(2)}%, target ≤ 5%), `
+    + `${mb(upload.bytes)} of ${mb(releaseBytes)} MB (${((upload.bytes / releaseBytes) * 100).toFixed(2)}%; most in ${largest.join(', ')})`;
 }
 
 async function benchPreset(preset: SimPresetName, seed: number, dir: string, oneFull: boolean): Promise<void> {
@@ -170,10 +188,9 @@ async function benchPreset(preset: SimPresetName, seed: number, dir: string, one
     const incremental = await timedExport(db, site, budget);
     const full = oneFull ? full1 : await timedExport(db, join(work, `fresh${step}`), budget);
     db.close();
-    const changed = changedFiles(incremental.result.dir);
     console.log(`  ${label}: incremental ${incremental.seconds.toFixed(1)} s (${incremental.result.written} written, ${incremental.result.reused} linked, ${incremental.result.kept} kept), `
       + `full ${full.seconds.toFixed(1)} s${oneFull ? ' (the first one)' : ''}: ${(full.seconds / incremental.seconds).toFixed(1)}× (target ≥ ${target}×); `
-      + `${changed} of ${incremental.result.files} files changed (${((changed / incremental.result.files) * 100).toFixed(2)}%, target ≤ 5%)`);
+      + uploadShare(incremental.result.dir, incremental.result.files));
     console.log(`    incremental phases (s): ${incremental.phases}`);
     rmSync(join(work, `fresh${step}`), { recursive: true, force: true });
   };
@@ -196,7 +213,7 @@ async function benchPreset(preset: SimPresetName, seed: number, dir: string, one
   const exported = await timedExport(db, site, budget);
   db.close();
   console.log(`  job cycle after 2 new blocks: scan ${scan.toFixed(1)} s + analyze ${analysis.toFixed(1)} s + export ${exported.seconds.toFixed(1)} s `
-    + `= ${(scan + analysis + exported.seconds).toFixed(1)} s (target < 60 s); ${changedFiles(exported.result.dir)} files changed`);
+    + `= ${(scan + analysis + exported.seconds).toFixed(1)} s (target < 60 s); ${uploaded(exported.result.dir).files} files changed`);
   console.log(`    export phases (s): ${exported.phases}`);
   console.log(`disk: one release ${mb(releaseBytes)} MB; the site's releases sharing unchanged files ${mb(diskBytes(site))} MB`);
   rmSync(work, { recursive: true, force: true });
