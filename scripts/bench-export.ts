@@ -134,7 +134,10 @@ function uploaded(release: string): { files: number; bytes: number; groups: Map<
   const changes = JSON.parse(readFileSync(join(release, 'changes.json'), 'utf8')) as { added: FileChanges; changed: FileChanges };
   const entries = [...Object.entries(changes.added), ...Object.entries(changes.changed)];
   const groups = new Map<string, number>();
-  for (const [path, { size }] of entries) groups.set(uploadGroup(path), (groups.get(uploadGroup(path)) ?? 0) + size);
+  for (const [path, { size }] of entries) {
+    const group = uploadGroup(path);
+    groups.set(group, (groups.get(group) ?? 0) + size);
+  }
   return { files: entries.length, bytes: [...groups.values()].reduce((sum, bytes) => sum + bytes, 0), groups };
 }
 
