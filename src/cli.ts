@@ -233,7 +233,7 @@ export function buildProgram(): Command {
       }
     });
 
-  program.command('verify').description('check a release directory against its manifest.json: every listed file with its size and sha256, nothing else')
+  program.command('verify').description('check a release directory against its manifest.json: every listed file with its size and sha256, nothing else; exit status 0 ok, 1 problems found, 2 not a release directory')
     .argument('<dir>', 'a release directory: out/<network>/current, releases/<id>, or a mirror\'s copy')
     .action(async (dir: string) => {
       const write = (line: string) => { process.stdout.write(`${line}\n`); };

@@ -11,7 +11,7 @@ import { FileCache, ReleaseUnavailable, Site } from '../src/serve/release.js';
 import { answer } from '../src/serve/answer.js';
 import { validateParams } from '../src/serve/validate.js';
 import { NETWORKS } from '../src/domain/network.js';
-import { buildHandTree, publish, simAddress, writeRelease, type HandTree } from './helpers/release-tree.js';
+import { buildHandTree, publish, resign, simAddress, writeRelease, type HandTree } from './helpers/release-tree.js';
 import { get } from './helpers/http.js';
 
 let tree: HandTree | null = null;
@@ -136,6 +136,7 @@ describe('bounded caches (3.2)', () => {
     for (const address of addresses) {
       writeFileSync(join(tree.outDir, 'current', 'data', 'follow', `${address}.json`), JSON.stringify({ ...chain, follow: { ...chain.follow, query: address } }));
     }
+    resign(tree, 'r1');
     for (const address of addresses) expect((await get(base, `/api/follow?q=${address}&depth=6`)).json.follow.hops).toHaveLength(6);
     for (let limit = 1; limit <= 120; limit++) expect((await get(base, `/api/links?limit=${limit}&min_confidence=0`)).status).toBe(200);
     // The two top lists of amounts (14 KB each) are parsed once and kept; links.json (250 KB) is over the budget and read per answer.

@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync,
 import { dirname, join } from 'node:path';
 import { startServer, type RunningServer } from '../src/serve/server.js';
 import { ifRangeHolds, noneMatch, rangeOf } from '../src/serve/http.js';
-import { buildHandTree, publish, SECRET, writeRelease, type HandTree } from './helpers/release-tree.js';
+import { buildHandTree, publish, resign, SECRET, writeRelease, type HandTree } from './helpers/release-tree.js';
 import { get } from './helpers/http.js';
 
 let tree: HandTree;
@@ -23,6 +23,7 @@ const releaseDir = (id: string): string => join(tree.outDir, 'releases', id);
 function publishWithDump(id: string, dump: Buffer): void {
   writeRelease(tree, id, 600, Math.floor(Date.now() / 1000));
   writeFileSync(join(releaseDir(id), 'dumps', 'links.parquet'), dump);
+  resign(tree, id);
   publish(tree, id);
 }
 
@@ -30,6 +31,7 @@ beforeAll(async () => {
   tree = buildHandTree();
   bytes1 = randomBytes(300_000);
   writeFileSync(join(releaseDir('r1'), 'dumps', 'links.parquet'), bytes1);
+  resign(tree, 'r1');
   server = await startServer({ sites: [{ network: 'sim', outDir: tree.outDir }], host: '127.0.0.1', port: 0, rateLimit: 0 });
   base = server.url;
 });
@@ -63,6 +65,7 @@ describe('dump and manifest files', () => {
     const partition = join(releaseDir('r1'), 'dumps', 'pegins', 'pegins-00000000-00019999.parquet');
     mkdirSync(dirname(partition), { recursive: true });
     writeFileSync(partition, bytes1);
+    resign(tree, 'r1');
     try {
       expect((await get(base, '/changes.json')).text).toBe('{"added":{}}');
       expect((await get(base, '/dumps/pegins/pegins-00000000-00019999.parquet')).body.equals(bytes1)).toBe(true);
@@ -72,6 +75,7 @@ describe('dump and manifest files', () => {
     } finally {
       rmSync(join(releaseDir('r1'), 'changes.json'));
       rmSync(dirname(partition), { recursive: true });
+      resign(tree, 'r1');
     }
   });
 
@@ -197,6 +201,7 @@ describe('conditional requests', () => {
     const etag1 = (await get(base, DUMP)).headers.etag;
     writeRelease(tree, 'r3', 700, Math.floor(Date.now() / 1000));
     copyFileSync(join(releaseDir('r1'), 'dumps', 'links.parquet'), join(releaseDir('r3'), 'dumps', 'links.parquet'));
+    resign(tree, 'r3');
     publish(tree, 'r3');
     try {
       const again = await get(base, DUMP);

@@ -10,7 +10,7 @@ import { parseAmountTable, privacyOf } from '@pegscope/client';
 import { ENDPOINTS } from '../src/api/params.js';
 import { linksCsv, sliceLinks } from '../src/api/links.js';
 import { amountsCsv, sliceAmounts } from '../src/api/top-amounts.js';
-import { buildHandTree, publish, simAddress, writeRelease, type HandTree } from './helpers/release-tree.js';
+import { buildHandTree, publish, resign, simAddress, writeRelease, type HandTree } from './helpers/release-tree.js';
 import { buildPipelineTree, type PipelineTree } from './helpers/pipeline-release.js';
 import { freePort } from './helpers/net.js';
 import { releaseDocuments } from './helpers/release-docs.js';
@@ -394,7 +394,9 @@ describe('statuses', () => {
       writeFileSync(join(broken.outDir, 'releases', 'r1', 'data', 'links.json'), '{"links": [');
       const corrupt = await get(s.url, '/api/links?limit=3');
       expect(corrupt.status).toBe(503);
-      expect(corrupt.json.error).toMatch(/data\/links.json of release r1 is not valid JSON/);
+      expect(corrupt.json.error).toMatch(/release r1 cannot be read \(data\/links.json has 11 bytes, manifest.json lists \d+\)/);
+      resign(broken, 'r1');
+      expect((await get(s.url, '/api/links?limit=3')).json.error).toMatch(/data\/links.json of release r1 is not valid JSON/);
     } finally {
       await s.close();
       rmSync(broken.root, { recursive: true, force: true });

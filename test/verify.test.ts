@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../src/cli.js';
@@ -143,5 +143,24 @@ describe('pegscope verify', () => {
     const network = await verify([release.outDir]);
     expect(network.code).toBe(2);
     expect(network.stderr).toMatch(/is a network's output directory, not a release; give .*current/);
+  });
+
+  it('exits 2 for a directory without a manifest.json', async () => {
+    const dir = mirror('no-manifest');
+    rmSync(join(dir, 'manifest.json'));
+    const { code, stderr } = await verify([dir]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/has no manifest.json: it is not a pegscope release/);
+  });
+
+  it('refuses a manifest.json that is a symbolic link to a manifest outside, which it would otherwise pass (exit 2)', async () => {
+    const dir = mirror('linked-manifest');
+    const outside = join(copies, 'outside-manifest.json');
+    renameSync(join(dir, 'manifest.json'), outside);
+    symlinkSync(outside, join(dir, 'manifest.json'));
+    const { code, stdout, stderr } = await verify([dir]);
+    expect(code).toBe(2);
+    expect(stdout).not.toMatch(/^ok:/m);
+    expect(stderr).toMatch(/manifest.json is a symbolic link; a release's manifest must be a regular file inside it/);
   });
 });

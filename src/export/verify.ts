@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, type Dirent } from 'node:fs';
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
@@ -14,7 +14,10 @@ import { MANIFEST_FILE } from '../api/release-files.js';
 /**
  * `pegscope verify DIR`: does a release directory hold exactly what its
  * manifest.json lists, byte for byte? For a mirror checking what it
- * downloaded, and for an operator checking a published tree.
+ * downloaded, and for an operator checking a published tree. Exit status
+ * (cli.ts): 0 ok, 1 problems found (a manifest that cannot be read is one),
+ * 2 DIR is not a release directory (UsageError: missing, not a directory,
+ * no manifest.json, or one that is a symbolic link or not a regular file).
  *
  * The manifest and the tree are both walked in path order and merged, so
  * memory stays at one directory listing and one batch of checks, whatever
@@ -139,11 +142,13 @@ async function releaseRoot(dir: string): Promise<string> {
     if (err instanceof UsageError) throw err;
     throw new UsageError(`cannot open ${dir} (${(err as NodeJS.ErrnoException).code ?? String(err)}); give a release directory such as out/mainnet/current`);
   }
-  const hasManifest = await stat(join(root, MANIFEST_FILE)).then(() => true, () => false);
-  if (!hasManifest && await stat(join(root, 'current', MANIFEST_FILE)).then(() => true, () => false)) {
+  const manifest = await lstat(join(root, MANIFEST_FILE)).catch(() => null);
+  if (!manifest && await stat(join(root, 'current', MANIFEST_FILE)).then(() => true, () => false)) {
     throw new UsageError(`${dir} is a network's output directory, not a release; give ${join(dir, 'current')}`);
   }
-  if (!hasManifest) throw new Error(`${dir} has no manifest.json: it is not a pegscope release, or the copy is incomplete (fetch manifest.json again)`);
+  if (!manifest) throw new UsageError(`${dir} has no manifest.json: it is not a pegscope release, or the copy is incomplete (fetch manifest.json again)`);
+  // A manifest that points elsewhere would vouch for files it does not describe; the router refuses it too.
+  if (!manifest.isFile()) throw new UsageError(`${dir}/manifest.json is ${manifest.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}; a release's manifest must be a regular file inside it (fetch manifest.json again)`);
   return root;
 }
 

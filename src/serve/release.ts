@@ -8,6 +8,14 @@
  * missing: a release removed while serving is a 503, never an answer computed
  * from its absence, so nothing wrong is cached.
  *
+ * The router serves only what the release vouches for (docs/api.md "What the
+ * router serves"): a file is read only when manifest.json lists it, only as a
+ * regular file that really lies inside the release (no symbolic link on its
+ * path), within a size cap for its kind, and only when its bytes have the
+ * sha256 the manifest gives. A file that fails any of these is a 503 for the
+ * request and a line in the log, never its content; nothing built from it is
+ * cached. Whether the release has range files is the manifest's word too.
+ *
  * Those two system calls cost a sixth of a cached answer, so a resolved
  * release is reused while inotify (fs.watch) reports nothing on the two
  * directories whose entries decide it: the out dir (`current`) and the
@@ -18,7 +26,7 @@
  * up to REVALIDATE_MS). Where watching fails, or after REVALIDATE_MS anyway
  * (a moved ancestor directory sends no event), both are checked again.
  */
-import { constants as fsConstants, readFileSync, readlinkSync, statSync, watch, type BigIntStats, type FSWatcher } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, statSync, watch, type BigIntStats, type FSWatcher } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { createHash, type Hash } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -27,9 +35,11 @@ import type { Envelope } from '../api/envelope.js';
 import type { HealthDocument } from '../api/health.js';
 import { AmountTableError, parseAmountTable, type AmountTable, type NetworkName } from '@pegscope/client';
 import { Lru, type LruLimits } from '../lru.js';
-import { RANGES_INDEX_PATH, RangeFormatError, type RangeKind, type RangesIndexBody } from '@pegscope/client';
+import { RANGES_INDEX_PATH, RangeFormatError, rangePrefix, type RangeKind, type RangesIndexBody } from '@pegscope/client';
 import { indexRange, type IndexedRange } from '../api/range-file.js';
+import { MANIFEST_FILE, REQUIRED_FILES } from '../api/release-files.js';
 import { rangeFileOf } from './ranges.js';
+import { ManifestFormatError, ManifestIndex, type ManifestEntry } from './manifest-index.js';
 
 /** A file of the release with its precompressed siblings, as written by the export. */
 export interface CachedFile {
@@ -51,11 +61,17 @@ export interface OpenFile {
   etag: string;
 }
 
-export interface Release {
+/** Where a release lies: enough to read its files, before its documents are loaded. */
+export interface ReleaseRoot {
   id: string;
   dir: string;
+  /** `dir` with every symbolic link resolved: a file is read only where its own real path is under it. */
+  real: string;
   /** The directory's path and inode: every cached answer and file of this release is kept under it. */
   key: string;
+}
+
+export interface Release extends ReleaseRoot {
   envelope: Envelope;
   /** api/health.json as published; analysis_age_seconds is recomputed per request. */
   health: HealthDocument;
@@ -63,11 +79,30 @@ export interface Release {
   amounts: AmountTable;
   /** Parsed data files reused by every request of this release (top lists, full-depth follow chains), sized by their JSON text. */
   parsed: Lru<string, unknown>;
-  /** api/ranges.json: per-query documents are in range files; null for the one-file-per-query layout. */
+  /** api/ranges.json: per-query documents are in range files; null for the one-file-per-query layout (the manifest lists no ranges.json). */
   ranges: RangesIndexBody | null;
 }
 
+/** The release cannot answer: a 503 whose message goes to the client. */
 export class ReleaseUnavailable extends Error {}
+
+/**
+ * A file of the release failed a check (not listed as found, a link, not a
+ * regular file, too large, other bytes than the manifest's): the client gets
+ * the message, the operator's log gets `detail`.
+ */
+export class ReleaseDamaged extends ReleaseUnavailable {
+  constructor(readonly release: string, readonly detail: string) {
+    super(`the published release ${release} cannot be read (${detail}); re-run \`pegscope export\` or restore it`);
+  }
+}
+
+/** The most a file of each kind may hold to be read into memory; a larger one is damage, never a read without bound. */
+export function maxBytesOf(rel: string): number {
+  if (rel.startsWith('api/range/')) return 64 * 1024 * 1024;
+  if (rel.startsWith('data/')) return 128 * 1024 * 1024;
+  return 16 * 1024 * 1024;
+}
 
 /** A cached entry's cost beyond its bytes (map slot, objects), so many tiny entries are bounded too. */
 export const ENTRY_OVERHEAD_BYTES = 256;
@@ -160,10 +195,11 @@ export class Site {
   }
 
   private load(dir: string, key: string): Release {
+    const root: ReleaseRoot = { id: basename(dir), dir, real: realpathOf(dir), key };
     try {
-      const health = JSON.parse(this.files.read(`${key}\napi/health.json`, join(dir, 'api', 'health.json'))?.identity.toString('utf8') ?? 'null') as HealthDocument | null;
-      const amountsFile = this.files.read(`${key}\napi/amounts.json`, join(dir, 'api', 'amounts.json'));
-      if (!health?.health || !amountsFile) throw new Error('api/health.json or api/amounts.json is missing');
+      for (const rel of REQUIRED_FILES) this.files.required(root, rel);
+      const health = JSON.parse(this.files.required(root, 'api/health.json').identity.toString('utf8')) as HealthDocument;
+      if (!health?.health) throw new Error('api/health.json has no health object');
       const envelope = {
         version: health.version,
         network: health.network,
@@ -175,11 +211,11 @@ export class Site {
         throw new Error(`it is a ${envelope.network} release but this site serves ${this.network.name}`);
       }
       // Checked as a wallet checks it: the router scores with what wallets fetch.
-      const amounts = amountTableOf(amountsFile.identity.toString('utf8'), this.network.name);
-      const rangesFile = this.files.read(`${key}\n${RANGES_INDEX_PATH}`, join(dir, RANGES_INDEX_PATH));
+      const amounts = amountTableOf(this.files.required(root, 'api/amounts.json').identity.toString('utf8'), this.network.name);
+      const rangesFile = this.files.read(root, RANGES_INDEX_PATH);
       const ranges = rangesFile ? JSON.parse(rangesFile.identity.toString('utf8')) as RangesIndexBody : null;
       if (ranges && ranges.layout !== 'ranges') throw new Error(`${RANGES_INDEX_PATH} does not describe a range layout`);
-      return { id: basename(dir), dir, key, envelope, health, amounts, parsed: new Lru(this.dataLimits), ranges };
+      return { ...root, envelope, health, amounts, parsed: new Lru(this.dataLimits), ranges };
     } catch (err) {
       if (err instanceof ReleaseUnavailable) throw err;
       // The message goes to clients: the release id, not the server's paths.
@@ -188,9 +224,13 @@ export class Site {
     }
   }
 
-  /** A file of the release, or null when it does not exist. `rel` is built from validated parts only. */
+  /**
+   * A file of the release, or null when its manifest does not list it (and the
+   * release still stands, checked after the miss). `rel` is built from
+   * validated parts only.
+   */
   file(release: Release, rel: string): CachedFile | null {
-    const file = this.files.read(`${release.key}\n${rel}`, join(release.dir, rel));
+    const file = this.files.read(release, rel);
     if (!file) assertPresent(release);
     return file;
   }
@@ -205,17 +245,22 @@ export class Site {
     const cacheKey = `${release.key}\n${rel}`;
     const hit = this.files.ranges.get(cacheKey);
     if (hit) return hit;
-    const bytes = readOptional(join(release.dir, rel));
+    const bytes = this.files.listed(release, rel)?.bytes;
     if (!bytes) {
       assertPresent(release);
-      throw new ReleaseUnavailable(`the published release ${release.id} lacks ${rel}; re-run \`pegscope export\``);
+      throw new ReleaseDamaged(release.id, `manifest.json does not list ${rel}`);
     }
     let range: IndexedRange;
     try {
       range = indexRange(bytes);
     } catch (err) {
       if (!(err instanceof RangeFormatError || err instanceof SyntaxError)) throw err;
-      throw new ReleaseUnavailable(`${rel} of release ${release.id} is not a range file (${err.message}); re-run \`pegscope export\``);
+      throw new ReleaseDamaged(release.id, `${rel} is not a range file: ${err.message}`);
+    }
+    // A range copied over another has valid bytes of its own: its header must name what was asked.
+    const { kind: named, prefix } = range.header.range;
+    if (named !== kind || prefix !== rangePrefix(key, release.ranges!.kinds[kind].prefix_length)) {
+      throw new ReleaseDamaged(release.id, `${rel} holds the ${named} range ${prefix}`);
     }
     this.files.ranges.set(cacheKey, range, range.bytes + cacheKey.length + ENTRY_OVERHEAD_BYTES);
     return range;
@@ -238,30 +283,72 @@ export class Site {
   }
 
   /**
-   * A release file opened for streaming, or null when it does not exist.
-   * Symbolic links are refused (O_NOFOLLOW), as is anything but a regular file.
+   * A release file opened for streaming, or null when the manifest does not
+   * list it. manifest.json itself is the root of trust and is opened as it
+   * is; every other file must have the manifest's size, and its sha256 is
+   * checked in the pass that computes its ETag.
    */
   async open(release: Release, rel: string): Promise<OpenFile | null> {
-    let handle: FileHandle;
-    try {
-      handle = await open(join(release.dir, rel), fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
-    } catch (err) {
-      if (!isMissing(err)) throw unreadable(err);
+    const entry = rel === MANIFEST_FILE ? null : this.files.lookup(release, rel);
+    if (!entry && rel !== MANIFEST_FILE) {
       assertPresent(release);
       return null;
     }
+    let handle: FileHandle;
+    try {
+      assertInside(release, rel);
+      handle = await open(join(release.real, rel), OPEN_FLAGS);
+    } catch (err) {
+      throw refusal(release, rel, err);
+    }
     try {
       const stats = await handle.stat({ bigint: true });
-      if (!stats.isFile()) {
-        await handle.close();
-        return null;
-      }
-      return { handle, size: Number(stats.size), mtimeMs: Number(stats.mtimeMs), etag: await this.files.digest(handle, stats) };
+      checkStats(release, rel, stats, entry, Number.MAX_SAFE_INTEGER);
+      const digest = await this.files.digest(handle, stats);
+      if (entry && digest.sha256 !== entry.sha256) throw new ReleaseDamaged(release.id, `${rel} does not have the sha256 manifest.json lists`);
+      return { handle, size: Number(stats.size), mtimeMs: Number(stats.mtimeMs), etag: digest.etag };
     } catch (err) {
       await handle.close();
       throw err instanceof ReleaseUnavailable ? err : unreadable(err);
     }
   }
+}
+
+/** Read-only; never through a symbolic link; a FIFO opens without waiting for a writer (and is refused by its stats). */
+const OPEN_FLAGS = fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK;
+
+/** The real path of a release directory (`current` may name it through links the operator chose). */
+function realpathOf(dir: string): string {
+  try {
+    return realpathSync.native(dir);
+  } catch (err) {
+    if (isMissing(err)) throw missingRelease(dir);
+    throw unreadable(err);
+  }
+}
+
+/** `rel` resolves to itself under the release's real path: no component of it is a symbolic link. */
+function assertInside(root: ReleaseRoot, rel: string): void {
+  const path = join(root.real, rel);
+  if (realpathSync.native(path) !== path) throw new ReleaseDamaged(root.id, `${rel} is a symbolic link or lies under one`);
+}
+
+/** A listed file's stats: a regular file, within its kind's cap, of the listed size. */
+function checkStats(root: ReleaseRoot, rel: string, stats: BigIntStats, entry: ManifestEntry | null, maxBytes: number): void {
+  if (!stats.isFile()) throw new ReleaseDamaged(root.id, `${rel} is not a regular file`);
+  if (stats.size > BigInt(maxBytes)) throw new ReleaseDamaged(root.id, `${rel} is larger than the ${maxBytes} bytes a file of its kind may have`);
+  if (entry && stats.size !== BigInt(entry.size)) throw new ReleaseDamaged(root.id, `${rel} has ${stats.size} bytes, manifest.json lists ${entry.size}`);
+}
+
+/** Why a listed file could not be opened: the release is gone, the file is missing or refused. */
+function refusal(root: ReleaseRoot, rel: string, err: unknown): ReleaseUnavailable {
+  if (err instanceof ReleaseUnavailable) return err;
+  if (releaseKey(root.dir) !== root.key) return replaced(root);
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ELOOP') return new ReleaseDamaged(root.id, `${rel} is a symbolic link`);
+  if (rel === MANIFEST_FILE && isMissing(err)) return new ReleaseDamaged(root.id, `it has no ${MANIFEST_FILE}`);
+  if (isMissing(err)) return new ReleaseDamaged(root.id, `${rel} is listed in ${MANIFEST_FILE} but missing`);
+  return unreadable(err);
 }
 
 /** What a watch covers: the out dir (`current`) and the release's parent (the release itself). */
@@ -277,17 +364,26 @@ function releaseKey(dir: string): string {
   } catch (err) {
     throw unreadable(err);
   }
-  if (!stats?.isDirectory()) {
-    throw new ReleaseUnavailable(`the published release ${basename(dir)} is missing from the out directory; re-run \`pegscope export\` or restore it`);
-  }
+  if (!stats?.isDirectory()) throw missingRelease(dir);
   return `${stats.dev}:${stats.ino}:${dir}`;
 }
 
-/** A missing file means "not in this release" only while the release itself is still there. */
-function assertPresent(release: Release): void {
-  if (releaseKey(release.dir) !== release.key) {
-    throw new ReleaseUnavailable(`the published release ${release.id} was removed or replaced while being read; re-run \`pegscope export\` or restore it`);
-  }
+function missingRelease(dir: string): ReleaseUnavailable {
+  return new ReleaseUnavailable(`the published release ${basename(dir)} is missing from the out directory; re-run \`pegscope export\` or restore it`);
+}
+
+/**
+ * A file the manifest does not list is "not in this release" only while the
+ * release still stands: the same directory, with its manifest (removed
+ * files-first or not, a release being deleted loses one or the other).
+ */
+function assertPresent(root: ReleaseRoot): void {
+  const marker = lstatSync(join(root.real, MANIFEST_FILE), { throwIfNoEntry: false });
+  if (releaseKey(root.dir) !== root.key || !marker?.isFile()) throw replaced(root);
+}
+
+function replaced(root: ReleaseRoot): ReleaseUnavailable {
+  return new ReleaseUnavailable(`the published release ${root.id} was removed or replaced while being read; re-run \`pegscope export\` or restore it`);
 }
 
 export interface FileCacheLimits {
@@ -299,6 +395,20 @@ export interface FileCacheLimits {
   digests: LruLimits;
   /** Indexed range files, sized by the file. */
   ranges: LruLimits;
+  /** Files whose sha256 was checked, by release, path and identity (inode, size, mtime). */
+  verified: LruLimits;
+}
+
+/** A streamed file's validator and the sha256 it is checked against the manifest with, from one pass. */
+export interface FileDigest {
+  etag: string;
+  sha256: string;
+}
+
+/** A listed file's bytes, with the identity its sha256 check is kept under. */
+interface ListedBytes {
+  bytes: Buffer;
+  identity: string;
 }
 
 /**
@@ -308,32 +418,70 @@ export interface FileCacheLimits {
 export class FileCache {
   readonly files: Lru<string, CachedFile>;
   readonly ranges: Lru<string, IndexedRange>;
-  private readonly digests: Lru<string, Promise<string>>;
+  private readonly digests: Lru<string, Promise<FileDigest>>;
+  /** A file whose bytes matched the manifest is not hashed again while its identity stays the same. */
+  private readonly verified: Lru<string, string>;
 
   constructor(private readonly limits: FileCacheLimits) {
     this.files = new Lru(limits.files);
     this.ranges = new Lru(limits.ranges);
     this.digests = new Lru(limits.digests);
+    this.verified = new Lru(limits.verified);
   }
 
-  read(key: string, path: string): CachedFile | null {
+  /** A listed file with its listed .gz/.br siblings, or null when the manifest does not list it. */
+  read(root: ReleaseRoot, rel: string): CachedFile | null {
+    const key = `${root.key}\n${rel}`;
     const hit = this.files.get(key);
     if (hit) return hit;
-    const identity = readOptional(path);
+    const identity = this.listed(root, rel)?.bytes;
     if (!identity) return null;
-    const file: CachedFile = { identity, gzip: readOptional(`${path}.gz`), br: readOptional(`${path}.br`), etag: etagOf(identity) };
+    const sibling = (suffix: string): Buffer | null => this.listed(root, `${rel}${suffix}`)?.bytes ?? null;
+    const file: CachedFile = { identity, gzip: sibling('.gz'), br: sibling('.br'), etag: etagOf(identity) };
     const size = file.identity.length + (file.gzip?.length ?? 0) + (file.br?.length ?? 0);
     if (size <= this.limits.maxFileBytes) this.files.set(key, file, size + key.length + ENTRY_OVERHEAD_BYTES);
     return file;
   }
 
+  /** A file every release has: the manifest must list it, and it must pass every check. */
+  required(root: ReleaseRoot, rel: string): CachedFile {
+    const file = this.read(root, rel);
+    if (!file) throw new ReleaseDamaged(root.id, `manifest.json does not list ${rel}`);
+    return file;
+  }
+
+  /** The manifest's entry for `rel`, or null; a manifest that is missing, linked or malformed makes the release unavailable. */
+  lookup(root: ReleaseRoot, rel: string): ManifestEntry | null {
+    try {
+      return ManifestIndex.lookupIn(join(root.real, MANIFEST_FILE), rel);
+    } catch (err) {
+      if (err instanceof ManifestFormatError) throw new ReleaseDamaged(root.id, `${MANIFEST_FILE} ${err.message}`);
+      throw refusal(root, MANIFEST_FILE, err);
+    }
+  }
+
+  /** The bytes of a file the manifest lists, checked (see the top of this file); null when it lists none. */
+  listed(root: ReleaseRoot, rel: string): ListedBytes | null {
+    const entry = this.lookup(root, rel);
+    if (!entry) return null;
+    const read = readInside(root, rel, entry);
+    const key = `${root.key}\n${rel}`;
+    if (this.verified.get(key) !== read.identity) {
+      if (createHash('sha256').update(read.bytes).digest('hex') !== entry.sha256) {
+        throw new ReleaseDamaged(root.id, `${rel} does not have the sha256 manifest.json lists`);
+      }
+      this.verified.set(key, read.identity);
+    }
+    return read;
+  }
+
   /**
-   * The ETag of an open file, hashed once per inode and content (size and
-   * mtime): hard-linked files of later releases reuse it, and concurrent
-   * requests share one pass over a large dump.
+   * The ETag and sha256 of an open file, hashed once per inode and content
+   * (size and mtime): hard-linked files of later releases reuse it, and
+   * concurrent requests share one pass over a large dump.
    */
-  digest(handle: FileHandle, stats: BigIntStats): Promise<string> {
-    const key = `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`;
+  digest(handle: FileHandle, stats: BigIntStats): Promise<FileDigest> {
+    const key = identityOf(stats);
     let digest = this.digests.get(key);
     if (!digest) {
       digest = hashFile(handle, Number(stats.size));
@@ -341,6 +489,36 @@ export class FileCache {
       digest.catch(() => this.digests.delete(key));
     }
     return digest;
+  }
+}
+
+/** What a file's check is kept under: a rewrite in place changes its size or mtime. */
+const identityOf = (stats: BigIntStats): string => `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`;
+
+/** Reads a listed file whole: inside the release, never through a link, never a FIFO or device, never past its kind's cap. */
+function readInside(root: ReleaseRoot, rel: string, entry: ManifestEntry): ListedBytes {
+  let fd: number;
+  try {
+    assertInside(root, rel);
+    fd = openSync(join(root.real, rel), OPEN_FLAGS);
+  } catch (err) {
+    throw refusal(root, rel, err);
+  }
+  try {
+    const stats = fstatSync(fd, { bigint: true });
+    checkStats(root, rel, stats, entry, maxBytesOf(rel));
+    const bytes = Buffer.allocUnsafe(entry.size);
+    let done = 0;
+    while (done < bytes.length) {
+      const n = readSync(fd, bytes, done, bytes.length - done, done);
+      if (n === 0) throw new ReleaseDamaged(root.id, `${rel} changed while being read`);
+      done += n;
+    }
+    return { bytes, identity: identityOf(stats) };
+  } catch (err) {
+    throw err instanceof ReleaseUnavailable ? err : unreadable(err);
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -354,16 +532,18 @@ const quoted = (hash: Hash): string => `"${hash.digest('base64url')}"`;
 
 const HASH_CHUNK_BYTES = 1024 * 1024;
 
-async function hashFile(handle: FileHandle, size: number): Promise<string> {
-  const hash = etagHash();
+async function hashFile(handle: FileHandle, size: number): Promise<FileDigest> {
+  const etag = etagHash();
+  const sha256 = createHash('sha256');
   const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(size, HASH_CHUNK_BYTES)));
   for (let position = 0; position < size;) {
     const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, size - position), position);
     if (bytesRead === 0) throw new ReleaseUnavailable('a file of the published release changed while being read; re-run `pegscope export`');
-    hash.update(buffer.subarray(0, bytesRead));
+    etag.update(buffer.subarray(0, bytesRead));
+    sha256.update(buffer.subarray(0, bytesRead));
     position += bytesRead;
   }
-  return quoted(hash);
+  return { etag: quoted(etag), sha256: sha256.digest('hex') };
 }
 
 function isMissing(err: unknown): boolean {
@@ -374,15 +554,6 @@ function isMissing(err: unknown): boolean {
 function unreadable(err: unknown): ReleaseUnavailable {
   const code = (err as NodeJS.ErrnoException).code;
   return new ReleaseUnavailable(`a file of the published release cannot be read (${code ?? 'error'}); check the permissions of the out directory`);
-}
-
-function readOptional(path: string): Buffer | null {
-  try {
-    return readFileSync(path);
-  } catch (err) {
-    if (isMissing(err)) return null;
-    throw unreadable(err);
-  }
 }
 
 /** The release's amount table, checked as a wallet checks it (the router scores with what wallets fetch). */

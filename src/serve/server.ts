@@ -12,7 +12,7 @@ import { networkParams, type NetworkName } from '../domain/network.js';
 import { Lru, type LruLimits } from '../lru.js';
 import { answer, rangeFile, rangesIndex, requiredFile, type CachePolicy, type Reply } from './answer.js';
 import { answerClientError, bodyOf, commonHead, contentType, PreparedBody, preflight, refuseSocket, sendBody, sendError, sendFile, sendPrepared, setCommonHeaders, staticType } from './http.js';
-import { ENTRY_OVERHEAD_BYTES, FileCache, ReleaseUnavailable, Site, type CachedFile, type Release } from './release.js';
+import { ENTRY_OVERHEAD_BYTES, FileCache, ReleaseDamaged, ReleaseUnavailable, Site, type CachedFile, type Release } from './release.js';
 import { clientIp, clientKey, hashKey, loadKeys, SlidingWindowLimiter, type ApiKey, type RateDecision, type RateLimiter } from './ratelimit.js';
 import { route, siteFor, targetError } from './route.js';
 import { ASSET_CACHE_CONTROL } from '../api/explorer.js';
@@ -33,6 +33,8 @@ export interface CacheLimits {
   digests: LruLimits;
   /** Range files indexed for lookups, sized by the file. */
   ranges: LruLimits;
+  /** Release files whose sha256 was checked against the manifest (a file read again is not hashed again). */
+  verified: LruLimits;
   /** Parsed data files per release, by their JSON text (the objects take a few times that). */
   data: LruLimits;
 }
@@ -43,6 +45,7 @@ export const DEFAULT_CACHE_LIMITS: CacheLimits = {
   maxFileBytes: 1024 * 1024,
   digests: { maxEntries: 1_000 },
   ranges: { maxEntries: 20_000, maxBytes: 128 * 1024 * 1024 },
+  verified: { maxEntries: 100_000 },
   data: { maxEntries: 1_000, maxBytes: 8 * 1024 * 1024 },
 };
 
@@ -191,7 +194,8 @@ class Router {
 
   private fail(req: IncomingMessage, res: ServerResponse, err: unknown): void {
     const unavailable = err instanceof ReleaseUnavailable;
-    if (!unavailable) this.opts.log?.(`internal error: ${(err as Error).stack ?? err}`);
+    if (err instanceof ReleaseDamaged) this.opts.log?.(`release ${err.release} refused: ${err.detail}`);
+    else if (!unavailable) this.opts.log?.(`internal error: ${(err as Error).stack ?? err}`);
     if (res.headersSent) res.destroy();
     else if (unavailable) this.refuse(req, res, 503, err.message);
     else this.refuse(req, res, 500, 'internal error; the operator has been told via the log');

@@ -4,7 +4,7 @@
  * benchmark. Addresses are real sim (regtest-format) addresses with valid
  * checksums; the amount table is encoded with the real encodeAmountTable.
  */
-import { mkdirSync, mkdtempSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -15,6 +15,7 @@ import { decodeScript } from '../../src/domain/address.js';
 import { NETWORKS } from '../../src/domain/network.js';
 import { buildAmountCounts, encodeAmountTable } from '@pegscope/client';
 import { toCsv } from '../../src/api/csv.js';
+import { writeHandManifest } from './manifest.js';
 
 export const SECRET = 'TOP-SECRET-8f1c2e-never-served';
 
@@ -155,6 +156,13 @@ export function writeRelease(tree: HandTree, id: string, asOfHeight: number, upd
 
   put('dumps/pegins/pegins-00000000-00019999.csv.gz', gzipSync('txid,vout,amount\n'));
   put('.secret', SECRET);
-  json('manifest.json', { release: id, files: [] });
+  resign(tree, id);
   return dir;
+}
+
+/** Lists the files of release `id` in its manifest again, as an export would have, after a test changed them. */
+export function resign(tree: HandTree, id: string): void {
+  const dir = join(tree.outDir, 'releases', id);
+  const head = JSON.parse(readFileSync(join(dir, 'api', 'health.json'), 'utf8')) as { as_of_height: number; updated_at: number };
+  writeHandManifest(dir, { network: 'sim', as_of_height: head.as_of_height, updated_at: head.updated_at }, ['.secret']);
 }
