@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect } from 'node:net';
 import { startServer, type RunningServer } from '../src/serve/server.js';
 import { buildHandTree, type HandTree } from './helpers/release-tree.js';
 import { get, rawExchange, type RawRes } from './helpers/http.js';
@@ -53,9 +54,48 @@ describe('requests Node\'s parser rejects (3.8)', () => {
     expectJsonError(res, 408, /not received in time/);
   });
 
-  it('CONNECT is 405 with the JSON error body, not a dropped connection', async () => {
-    expectJsonError(await rawExchange(base, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'), 405, /method CONNECT is not allowed/);
+  it('CONNECT is 405 with the JSON error body and Allow, not a dropped connection', async () => {
+    const res = await rawExchange(base, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    expectJsonError(res, 405, /method CONNECT is not allowed/);
+    expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
   });
+
+  it('a method Node does not know (FOO) is 405 with Allow, not 400', async () => {
+    const res = await rawExchange(base, 'FOO /api/stats HTTP/1.1\r\nHost: x\r\n\r\n');
+    expectJsonError(res, 405, /method is not one this API answers; it is read-only: GET, HEAD, OPTIONS/);
+    expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
+  });
+
+  it('a request without Host is 400 with the JSON error body and CORS (was a bare 400)', async () => {
+    const res = await rawExchange(base, 'GET /api/stats HTTP/1.1\r\nConnection: close\r\n\r\n');
+    expectJsonError(res, 400, /no Host header/);
+  });
+
+  it('an Expect other than 100-continue is 417 with the JSON error body and CORS (was a bare 417)', async () => {
+    const res = await rawExchange(base, 'GET /api/stats HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n\r\n');
+    expectJsonError(res, 417, /Expect: "foo" is not supported/);
+  });
+
+  it('a GET whose body arrives slowly gets one answer and the connection closed, never a later unsolicited 408', async () => {
+    const url = new URL(base);
+    const socket = connect(Number(url.port), url.hostname);
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.write('GET /api/stats HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nab');
+    // The server's request timeout is 500 + 5,000 ms here; wait past it, trickling the body.
+    const closed = await new Promise<boolean>((resolve) => {
+      const trickle = setInterval(() => { if (socket.writable) socket.write('x'); }, 400);
+      const done = (value: boolean): void => { clearInterval(trickle); clearTimeout(timer); resolve(value); };
+      socket.once('close', () => done(true));
+      socket.once('error', () => done(true));
+      const timer = setTimeout(() => done(false), 7_000);
+    });
+    socket.destroy();
+    const text = Buffer.concat(chunks).toString('latin1');
+    expect(text.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 200']);
+    expect(text).toMatch(/\r\nConnection: close\r\n/i);
+    expect(closed).toBe(true);
+  }, 15_000);
 });
 
 describe('CORS for browsers (issue 16)', () => {

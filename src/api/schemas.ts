@@ -23,9 +23,14 @@ export const ENDPOINT_SCHEMAS: Record<EndpointName, JsonSchema> = {
   pegin_amounts: peginAmounts.schema, pegout_amounts: pegoutAmounts.schema, block: block.schema,
 };
 
+const ERROR_FIELDS: Record<string, JsonSchema> = { error: { type: 'string', minLength: 1 }, version: { const: API_VERSION } };
 export const ERROR_SCHEMA: JsonSchema = {
   $schema: SCHEMA_DIALECT, $id: `${SCHEMA_BASE}error.json`, title: 'error body',
-  ...objectOf({ error: { type: 'string', minLength: 1 }, version: { const: API_VERSION } }),
+  ...objectOf(ERROR_FIELDS),
+  properties: {
+    ...ERROR_FIELDS,
+    health: { ...objectOf({ ok: { const: false } }), description: 'health only: its 503 says not ok in the field monitors read' },
+  },
 };
 
 /** api/amounts.json: the wallet client's amount table (packages/client/src/amount-table.ts, docs/amounts.md). */

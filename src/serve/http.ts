@@ -29,7 +29,7 @@ export function setCommonHeaders(res: ServerResponse): void {
 
 export function preflight(res: ServerResponse): void {
   res.writeHead(204, {
-    'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
+    'Access-Control-Allow-Methods': ALLOWED_METHODS,
     'Access-Control-Allow-Headers': 'X-API-Key, If-None-Match, If-Modified-Since, Range, If-Range, Content-Type',
     'Access-Control-Max-Age': '86400',
     'Content-Length': '0',
@@ -48,24 +48,32 @@ export function staticType(rel: string): string {
   return 'application/vnd.apache.parquet';
 }
 
-function errorJson(message: string): string {
-  return JSON.stringify({ error: message, version: API_VERSION });
+function errorJson(message: string, extra: object = {}): string {
+  return JSON.stringify({ error: message, version: API_VERSION, ...extra });
 }
 
-/** The error body every refusal gets: `{error, version}`, never cached. */
-export function sendError(req: IncomingMessage, res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  const body = Buffer.from(errorJson(message));
+/** The error body every refusal gets: `{error, version}` (health's 503 adds `health: {ok: false}`), never cached. */
+export function sendError(req: IncomingMessage, res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, extra?: object): void {
+  const body = Buffer.from(errorJson(message, extra));
   res.writeHead(status, { ...headers, 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', 'Content-Length': String(body.length) });
   res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** The methods the API answers, for `Allow` on every 405. */
+export const ALLOWED_METHODS = 'GET, HEAD, OPTIONS';
+
+/** A 405's message and headers, wherever the method is seen (router, CONNECT). */
+export function methodNotAllowed(method: string): { message: string; headers: Record<string, string> } {
+  return { message: `method ${method} is not allowed; the API is read-only: ${ALLOWED_METHODS}`, headers: { Allow: ALLOWED_METHODS } };
 }
 
 /**
  * Answers on a socket Node's HTTP layer has given up on (the same error as
  * a whole HTTP/1.1 response), then closes it, as Node itself does.
  */
-export function refuseSocket(socket: Duplex, status: number, message: string): void {
+export function refuseSocket(socket: Duplex, status: number, message: string, extra: Record<string, string> = {}): void {
   const body = errorJson(message);
-  const headers = { ...COMMON_HEADERS, 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' };
+  const headers = { ...COMMON_HEADERS, ...extra, 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' };
   const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
   socket.write(`${lines.join('\r\n')}\r\n\r\n${body}`);
   socket.destroy();
@@ -79,7 +87,18 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, ma
     socket.destroy();
     return;
   }
+  // Node's parser knows no method outside HTTP's registry (FOO): still a method we refuse, not a malformed request.
+  if (err.code === 'HPE_INVALID_METHOD' && isRequestLine(err)) {
+    refuseSocket(socket, 405, `the request's method is not one this API answers; it is read-only: ${ALLOWED_METHODS}`, { Allow: ALLOWED_METHODS });
+    return;
+  }
   refuseSocket(socket, ...clientErrorStatus(err.code, maxHeaderBytes));
+}
+
+/** A well-formed request line (`TOKEN target HTTP/1.x`): a method unknown to Node's parser, not garbage. */
+function isRequestLine(err: NodeJS.ErrnoException & { rawPacket?: Buffer }): boolean {
+  const line = err.rawPacket?.subarray(0, 4096).toString('latin1').split('\r\n', 1)[0] ?? '';
+  return /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ \S+ HTTP\/1\.[01]$/.test(line);
 }
 
 function clientErrorStatus(code: string | undefined, maxHeaderBytes: number): [number, string] {

@@ -11,10 +11,10 @@ import { toJson } from '../api/json.js';
 import { networkParams, type NetworkName } from '../domain/network.js';
 import { Lru, type LruLimits } from '../lru.js';
 import { answer, rangeFile, rangesIndex, requiredFile, type CachePolicy, type Reply } from './answer.js';
-import { answerClientError, bodyOf, commonHead, contentType, PreparedBody, preflight, refuseSocket, sendBody, sendError, sendFile, sendPrepared, setCommonHeaders, staticType } from './http.js';
+import { answerClientError, bodyOf, commonHead, contentType, methodNotAllowed, PreparedBody, preflight, refuseSocket, sendBody, sendError, sendFile, sendPrepared, setCommonHeaders, staticType } from './http.js';
 import { ENTRY_OVERHEAD_BYTES, FileCache, ReleaseDamaged, ReleaseUnavailable, Site, type CachedFile, type Release } from './release.js';
 import { clientIp, clientKey, hashKey, loadKeys, SlidingWindowLimiter, type ApiKey, type RateDecision, type RateLimiter } from './ratelimit.js';
-import { route, siteFor, targetError } from './route.js';
+import { route, siteFor, targetError, type Route } from './route.js';
 import { ASSET_CACHE_CONTROL } from '../api/explorer.js';
 import { analysisCacheControl, COMPUTED_CACHE_CONTROL, DEFAULT_CACHE_SECONDS } from '../api/caching.js';
 import { explorerMissing, type ExplorerFile } from './explorer.js';
@@ -101,7 +101,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const headersTimeout = opts.headersTimeoutMs ?? 10_000;
   // Node checks those timeouts every 30 s by default, so a slow-headers client could hold a socket for 40 s.
   const server = createServer({
-    maxHeaderSize: MAX_HEADER_BYTES, headersTimeout, requestTimeout: headersTimeout + 5_000, keepAliveTimeout: 5_000,
+    maxHeaderSize: MAX_HEADER_BYTES, headersTimeout, requestTimeout: headersTimeout + 5_000, keepAliveTimeout: 5_000, requireHostHeader: false,
     connectionsCheckingInterval: Math.min(1_000, headersTimeout),
   }, (req, res) => {
     router.handle(req, res);
@@ -110,7 +110,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => answerClientError(err, socket, MAX_HEADER_BYTES));
   // Without a listener Node drops a CONNECT silently; it is a method like any other we refuse.
   server.on('connect', (_req: IncomingMessage, socket) => {
-    refuseSocket(socket, 405, 'method CONNECT is not allowed; the API is read-only: GET, HEAD, OPTIONS');
+    const { message, headers } = methodNotAllowed('CONNECT');
+    refuseSocket(socket, 405, message, headers);
+  });
+  // Node answers an Expect it does not know with a bare 417; ours carries the error body and CORS.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    setCommonHeaders(res);
+    res.shouldKeepAlive = false;
+    sendError(req, res, 417, `Expect: ${echoHeader(req.headers.expect)} is not supported; send the request without it (only 100-continue is understood)`);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -175,6 +182,12 @@ class Router {
   }
 
   handle(req: IncomingMessage, res: ServerResponse): void {
+    // A body the API never reads (GET with a slow body) must not keep the connection: Node would
+    // later time the unfinished request out with a second, unsolicited response (408).
+    if (!req.complete) {
+      res.shouldKeepAlive = false;
+      res.once('finish', () => { if (!req.complete) req.socket.end(); });
+    }
     const log = this.opts.log;
     if (log) {
       const started = performance.now();
@@ -212,6 +225,10 @@ class Router {
     const target = req.url ?? '/';
     const bad = targetError(target);
     if (bad) return this.refuse(req, res, bad.status, bad.message);
+    // HTTP/1.1 requires Host (RFC 9112 §3.2); Node is told not to refuse it bare, so the refusal has our body.
+    if (req.headers.host === undefined && req.httpVersionMinor >= 1) {
+      return this.refuse(req, res, 400, 'the request has no Host header; HTTP/1.1 requires one (curl and browsers send it)');
+    }
     const site = siteFor(this.sites, req.headers.host);
     if (!site) return this.refuse(req, res, 404, `unknown host; this server answers for ${this.sites.flatMap((s) => s.hostnames).join(', ')}`);
 
@@ -220,7 +237,8 @@ class Router {
       return preflight(res);
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      return this.refuse(req, res, 405, `method ${req.method} is not allowed; the API is read-only: GET, HEAD, OPTIONS`, { Allow: 'GET, HEAD, OPTIONS' });
+      const { message, headers } = methodNotAllowed(req.method ?? '');
+      return this.refuse(req, res, 405, message, headers);
     }
     const admission = this.admit(req);
     if (admission instanceof Promise) return admission.then((admitted) => this.respond(req, res, site, target, admitted));
@@ -242,7 +260,8 @@ class Router {
 
     const r = route(target, site.network);
     if (r.kind === 'error') return sendError(req, withHeaders(res, rate), r.status, r.message);
-    const release = published ?? site.current();
+    const release = published ?? this.releaseFor(req, res, site, r);
+    if (!release) return;
     if (r.kind === 'static') return this.sendStatic(req, withHeaders(res, rate, release), site, release, r.rel);
     if (r.kind === 'explorer') return this.sendExplorer(req, withHeaders(res, rate, release), site, release, r);
 
@@ -258,6 +277,19 @@ class Router {
       this.answers.set(key, entry, answerBytes(key, entry));
     }
     sendPrepared(req, res, entry, rate);
+  }
+
+  /** The release to answer from; health's 503 also says `ok: false`, so a monitor reading the field sees it too. */
+  private releaseFor(req: IncomingMessage, res: ServerResponse, site: Site, r: Route): Release | null {
+    try {
+      return site.current();
+    } catch (err) {
+      if (!(err instanceof ReleaseUnavailable) || r.kind !== 'endpoint' || r.request.endpoint !== 'health') throw err;
+      if (err instanceof ReleaseDamaged) this.opts.log?.(`release ${err.release} refused: ${err.detail}`);
+      setCommonHeaders(res);
+      sendError(req, res, 503, err.message, {}, { health: { ok: false } });
+      return null;
+    }
   }
 
   /** The answer kept for a URL when it depends on the release alone (not health, not errors), with its response heads. */
@@ -321,6 +353,11 @@ class Router {
   private cacheControl(policy: CachePolicy): string {
     return policy === 'none' ? COMPUTED_CACHE_CONTROL : analysisCacheControl(this.cacheSeconds);
   }
+}
+
+/** A header's value for an error message: bounded, one line. */
+function echoHeader(value: string | string[] | undefined): string {
+  return JSON.stringify(String(value ?? '').slice(0, 60));
 }
 
 /** Sets the headers every response carries, the rate limit's and the release's, for a reply without a prepared head. */
