@@ -23,3 +23,53 @@ export const REQUIRED_FILES: readonly string[] = [
   'api/links.json', 'api/links.csv', 'api/pegin_amounts.json', 'api/pegin_amounts.csv',
   'api/pegout_amounts.json', 'api/pegout_amounts.csv',
 ];
+
+/** One row of a release's layout: which paths, what they hold, and whether the site serves them by name. */
+export interface ReleaseFileRule {
+  /** The paths as docs/static-hosting.md prints them. */
+  paths: string;
+  /** Release-relative paths of this row (a .gz/.br sibling follows the file it compresses). */
+  pattern: RegExp;
+  what: string;
+  /** Served by its file name, the same bytes, by the router and every mirror's config; else kept private where the host allows. */
+  served: boolean;
+  /** The row of compressed siblings: served where the file they compress is. */
+  sibling?: true;
+}
+
+/**
+ * Everything a release holds, in the order docs/static-hosting.md lists it
+ * (`npm run docs:release` writes that table from this list): the router
+ * serves a file by its name exactly when a served row matches it and the
+ * manifest lists it, as nginx.conf does.
+ */
+export const RELEASE_FILE_RULES: readonly ReleaseFileRule[] = [
+  { paths: '`api/<endpoint>.json` (`.csv`)', pattern: /^api\/[a-z_]+\.(?:json|csv)$/, served: true, what: 'the exact response for the default parameters: health, stats, recommendations, links, pegin_amounts, pegout_amounts' },
+  { paths: '`api/index.json`', pattern: /^api\/index\.json$/, served: true, what: 'the `/api` index: endpoints, disclaimer, licences, attribution' },
+  { paths: '`api/amounts.json`', pattern: /^api\/amounts\.json$/, served: true, what: 'the amount table wallets score amounts with (docs/amounts.md)' },
+  { paths: '`api/openapi.json`', pattern: /^api\/openapi\.json$/, served: true, what: 'the OpenAPI document of the router (docs/api.md)' },
+  { paths: '`api/series/<name>.json`', pattern: /^api\/series\/[a-z_]+\.json$/, served: true, what: "the explorer's chart series: `daily`, `pegin_amounts`, `link_confidence` (docs/api.md)" },
+  { paths: '`index.html`, `assets/<name>-<hash>.{js,css,html}`', pattern: /^(?:index\.html|assets\/[A-Za-z0-9_-]+\.(?:js|css|html))$/, served: true, what: 'the explorer page (docs/api.md "Explorer page")' },
+  { paths: '`api/ranges.json`, `api/range/<kind>/<prefix>.json`', pattern: /^api\/(?:ranges\.json|range\/[a-z]+\/[0-9a-f]+\.json)$/, served: true, what: 'the default layout: every trace, address, follow and block document, packed by a sha256 prefix of its key (docs/api.md "Private lookups for wallets"); follow ranges also hold the full-depth chains, block ranges map block hashes to heights' },
+  { paths: '`api/trace/<q>.json`, `.csv`', pattern: /^api\/trace\/[A-Za-z0-9]+\.(?:json|csv)$/, served: true, what: '`--layout files` only: q = every address, peg-in txid and peg-out (HogEx) txid' },
+  { paths: '`api/address/<q>.json`, `api/follow/<q>.json`', pattern: /^api\/(?:address|follow)\/[A-Za-z0-9]+\.json$/, served: true, what: '`--layout files` only: every address; follow at the default depth 3' },
+  { paths: '`api/block/<height>.json`, `api/block/<hash>.json`', pattern: /^api\/block\/[0-9a-f]+\.json$/, served: true, what: '`--layout files` only: every block with pegs (the two names are one hard-linked file)' },
+  { paths: '`data/links.json`, `data/pegin_amounts.json`, `data/pegout_amounts.json`', pattern: /^data\/[a-z_]+\.json$/, served: false, what: 'top 500 in API order: the router slices these for other `limit`/`min_confidence`' },
+  { paths: '`data/follow/<q>.json`', pattern: /^data\/follow\/[A-Za-z0-9]+\.json$/, served: false, what: '`--layout files` only: full-depth (10) chains of addresses with at least one hop' },
+  { paths: '`dumps/<name>/<name>-<from>-<to>.{parquet,csv.gz}`, `dumps/<name>.{parquet,csv.gz}`', pattern: /^dumps\/(?:[a-z_]+\/)?[a-z_]+(?:-\d{8}-\d{8})?\.(?:parquet|csv\.gz)$/, served: true, what: 'bulk data, partitioned by height where a table has heights (docs/dumps.md)' },
+  { paths: '`changes.json`', pattern: /^changes\.json$/, served: true, what: 'the files added, changed and removed since the previous release, with size and sha256 (below)' },
+  { paths: '`data/state.json`, `data/attribution.parquet`, `data/pegs.parquet`', pattern: /^data\/(?:state\.json|attribution\.parquet|pegs\.parquet)$/, served: false, what: 'what the next export compares with: the analysis, horizon and chain checkpoints, what each address showed, and a digest (score and links) of each peg that may still change' },
+  { paths: '`data/docs.parquet`', pattern: /^data\/docs\.parquet$/, served: false, what: 'every per-query document: kind, q, md5 of its body (two 64-bit columns) and the stamp of the analysis that last changed it' },
+  { paths: '`data/files.parquet`', pattern: /^data\/files\.parquet$/, served: false, what: "the manifest as Parquet, with each file's document: the next export carries unchanged documents' files over with one join" },
+  { paths: '`manifest.json`', pattern: /^manifest\.json$/, served: true, what: 'every file with size and sha256, one per line in path order (schemas/manifest.json)' },
+  { paths: '`_redirects`, `_headers`, `nginx.conf`', pattern: /^(?:_redirects|_headers|nginx\.conf)$/, served: false, what: 'configs for static hosts (below)' },
+  { paths: '`*.gz`, `*.br`', pattern: /\.(?:gz|br)$/, served: true, sibling: true, what: 'precompressed copies of files ≥ 4 KiB (`.br` from 64 KiB, when it beats gzip by 10%), served where the file they compress is' },
+];
+
+/** Whether the site serves a release file by its name: a served row matches it, or, for a .gz/.br sibling, the file it compresses. */
+export function isServedFile(rel: string): boolean {
+  const rule = RELEASE_FILE_RULES.find((r) => !r.sibling && r.pattern.test(rel));
+  if (rule) return rule.served;
+  const compressed = /^(.+)\.(?:gz|br)$/.exec(rel);
+  return compressed ? isServedFile(compressed[1]!) : false;
+}

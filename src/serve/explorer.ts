@@ -30,6 +30,9 @@ export function explorerRoute(path: string): ExplorerFile | { kind: 'error'; sta
   }
   if (path.startsWith(`/${ASSETS_DIR}/`)) {
     const name = path.slice(ASSETS_DIR.length + 2);
+    // An asset's .gz/.br sibling is a release file like any other, served by its name.
+    const compressed = name.replace(/\.(?:gz|br)$/, '');
+    if (compressed !== name && ASSET_NAME.test(compressed)) return null;
     if (!ASSET_NAME.test(name)) return { kind: 'error', status: 404, message: explorerMissing(path) };
     return { kind: 'explorer', rel: `${ASSETS_DIR}/${name}`, type: EXPLORER_TYPES[explorerFileType(name)], headers: EXPLORER_HEADERS, immutable: true };
   }

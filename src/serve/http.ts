@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { API_VERSION } from '../api/params.js';
+import { EXPLORER_TYPES } from '../api/explorer.js';
 import { etagOf, type CachedFile, type OpenFile } from './release.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -41,11 +42,14 @@ export function contentType(format: 'json' | 'csv'): string {
   return format === 'csv' ? CSV_TYPE : JSON_TYPE;
 }
 
-/** Content-Type of a streamed release file by its name (the route admits only these). */
+/** Content-Type of a release file served by its name, by its extension (a .gz/.br sibling is sent as the compressed bytes it is). */
+const STATIC_TYPES: Readonly<Record<string, string>> = {
+  json: JSON_TYPE, csv: CSV_TYPE, gz: 'application/gzip', br: 'application/octet-stream', parquet: 'application/vnd.apache.parquet',
+  ...EXPLORER_TYPES,
+};
+
 export function staticType(rel: string): string {
-  if (rel.endsWith('.json')) return JSON_TYPE;
-  if (rel.endsWith('.gz')) return 'application/gzip';
-  return 'application/vnd.apache.parquet';
+  return STATIC_TYPES[rel.slice(rel.lastIndexOf('.') + 1)] ?? 'application/octet-stream';
 }
 
 function errorJson(message: string, extra: object = {}): string {

@@ -9,14 +9,23 @@ import type { NetworkParams } from '../domain/network.js';
 import { echo, isEndpointName, validateParams, type ValidRequest } from './validate.js';
 import { explorerRoute, type ExplorerFile } from './explorer.js';
 import { isRangeKind, RANGE_KINDS, type RangeKind } from '@pegscope/client';
+import { isServedFile } from '../api/release-files.js';
 
 const MAX_URL_BYTES = 2048;
-const RANGE_PATH = /^\/api\/range\/([^/]+)\/([^/]+?)(?:\.json)?$/;
+/** A range by its prefix, with or without `.json`; its .gz/.br siblings are files like any other. */
+const RANGE_PATH = /^\/api\/range\/([^/]+)\/([^/.]+|[^/]+\.json)$/;
 const RANGE_PREFIX = /^[0-9a-f]{1,8}$/;
 /** The characters any q can have (addresses, txids, hashes, heights); the endpoint validates the rest. */
 const QUERY_PATH = /^\/api\/(trace|address|follow|block)\/([A-Za-z0-9]{1,100})(\.json|\.csv)?$/;
-/** Served as they are, streamed with ranges: the manifest, the changes and the bulk dumps (whole, or a height partition). */
-const STATIC_PATH = /^\/(manifest\.json|changes\.json|dumps\/(?:[a-z_]+|([a-z_]+)\/\2-\d{8}-\d{8})\.(?:csv\.gz|parquet))$/;
+/**
+ * A release file by its name, as a static mirror serves it: segments of safe
+ * characters that never start with a dot (no `..`, no hidden files). Only a
+ * name that a served row of the layout matches (api/release-files.ts) and the
+ * manifest lists is ever opened; it is streamed with byte ranges.
+ */
+const FILE_PATH = /^\/((?:[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}\/){0,4}[A-Za-z0-9_-][A-Za-z0-9._-]{0,199})$/;
+/** A height partition of a dump is named for its table and its heights. */
+const PARTITION = /^dumps\/([a-z_]+)\/([a-z_]+)-\d{8}-\d{8}\./;
 
 export type Route =
   | { kind: 'file'; rel: 'api/index.json' | 'api/amounts.json' | typeof OPENAPI_PATH }
@@ -74,7 +83,8 @@ export function route(target: string, network: NetworkParams): Route {
   const range = RANGE_PATH.exec(path);
   if (range) {
     if (!isRangeKind(range[1]!)) return error(404, `no range kind ${echo(range[1]!)}; kinds: ${RANGE_KINDS.join(', ')}`);
-    if (!RANGE_PREFIX.test(range[2]!)) return error(400, `a range prefix is 1 to 8 lower-case hex digits (api/ranges.json gives each kind's length); got ${echo(range[2]!)}`);
+    range[2] = range[2]!.replace(/\.json$/, '');
+    if (!RANGE_PREFIX.test(range[2])) return error(400, `a range prefix is 1 to 8 lower-case hex digits (api/ranges.json gives each kind's length); got ${echo(range[2]!)}`);
     return q === -1 ? { kind: 'range', range: range[1], prefix: range[2]! } : error(400, 'a range takes no parameters');
   }
   // /api/<kind>/<q>: the path form static mirrors know (nginx, _redirects), the same answer as ?q=.
@@ -91,11 +101,16 @@ export function route(target: string, network: NetworkParams): Route {
   // The explorer page, and the documents it reads by file name.
   const page = explorerRoute(path);
   if (page) return page;
-  const named = /^\/api\/([^/]+)$/.exec(path);
+  const named = /^\/api\/([^/.]+)$/.exec(path);
   if (named) return endpoint(named[1]!, search, network, []);
-  const file = STATIC_PATH.exec(path);
-  if (file) return q === -1 ? { kind: 'static', rel: file[1]! } : error(400, 'files take no parameters');
-  return error(404, `no such path; the API is at /api/<endpoint> (${endpointList()}), the index at /api`);
+  const file = FILE_PATH.exec(path)?.[1];
+  if (file && isServedFile(file) && wellNamedPartition(file)) return q === -1 ? { kind: 'static', rel: file } : error(400, 'files take no parameters');
+  return error(404, `no such path; the API is at /api/<endpoint> (${endpointList()}), the index at /api, the release's files are listed in /manifest.json`);
+}
+
+function wellNamedPartition(rel: string): boolean {
+  const partition = PARTITION.exec(rel);
+  return !partition || partition[1] === partition[2];
 }
 
 function endpoint(name: string, search: URLSearchParams, network: NetworkParams, reserved: string[]): Route {
