@@ -16,12 +16,15 @@ import { networkParams } from '../src/domain/network.js';
 import { exportRelease } from '../src/export/export.js';
 import { DUMPS, dumpGlob, LIST_SEPARATOR, PARTITION_BLOCKS, type Dump } from '../src/export/dumps.js';
 import type { LinksDocument } from '../src/api/links.js';
+import { guardCell } from '../src/api/csv.js';
 import { Db, sqlString } from '../src/store/db.js';
 import { scanChain } from '../src/store/scan.js';
 
 const NOW = 1_800_000_000;
 /** An entity name holding the CSV's list separator: only the Parquet list keeps its sentence whole. */
 const SEPARATED_ENTITY = 'Ex; Change Ltd';
+/** Entity names a spreadsheet would run as formulas: the CSV dumps carry them guarded, the Parquet files as they are. */
+const HOSTILE_ENTITIES = ['=HYPERLINK("http://x","y")', '+1+1', '@SUM(1)'];
 
 let work: string;
 let db: Db;
@@ -57,7 +60,7 @@ beforeAll(async () => {
   const file = join(work, 'labels.csv');
   writeFileSync(file, ['address,entity,category,confidence,source',
     `${funder!.address},"${SEPARATED_ENTITY}",exchange,0.9,test`,
-    ...destinations.map((d, i) => `${d.address},Sanctioned ${i},sanctioned,1,test`)].join('\n'));
+    ...destinations.map((d, i) => `${d.address},"${HOSTILE_ENTITIES[i]!.replaceAll('"', '""')}",sanctioned,1,test`)].join('\n'));
   await importLabels(db, [file], networkParams('sim'));
   await analyze(db, { now: NOW + 60 });
   dir = (await exportRelease(db, { outDir: join(work, 'out') })).dir;
@@ -182,9 +185,26 @@ describe('the dumps of a release', () => {
       const asText = columns.map((c) => (c.column_type.endsWith('[]')
         // An empty list is an empty field, which reads back as NULL.
         ? `nullif(array_to_string(${c.column_name}, ${sqlString(LIST_SEPARATOR)}), '')` : `${c.column_name}::VARCHAR`));
-      const fromParquet = await db.all(`SELECT ${asText.join(', ')} FROM ${parquet(dump.name)}`);
+      const text = columns.map((c) => c.column_type === 'VARCHAR' || c.column_type.endsWith('[]'));
+      const fromParquet = (await db.all(`SELECT ${asText.join(', ')} FROM ${parquet(dump.name)}`))
+        .map((row) => Object.values(row).map((v, i) => (text[i] && typeof v === 'string' ? guardCell(v) : v)));
       const fromCsv = await db.all(`SELECT * FROM ${csv(dump.name)}`);
-      expect(fromCsv.map(Object.values), dump.name).toEqual(fromParquet.map(Object.values));
+      expect(fromCsv.map(Object.values), dump.name).toEqual(fromParquet);
+    }
+  });
+
+  it('guard every text cell a spreadsheet would run as a formula in the CSV, and keep the raw text in Parquet', async () => {
+    for (const name of ['attribution', 'entity_flows', 'links', 'pegout_scores']) {
+      const cells = async (source: string): Promise<string[]> => (await db.all(`SELECT * FROM ${source}`))
+        .flatMap((row) => Object.values(row).flat()).filter((cell): cell is string => typeof cell === 'string');
+      const rawCells = await cells(parquet(name));
+      const csvCells = await cells(csv(name));
+      const hostile = HOSTILE_ENTITIES.filter((entity) => rawCells.some((cell) => cell.includes(entity)));
+      expect(hostile.length, name).toBeGreaterThan(0);
+      expect(csvCells.filter((cell) => /^[=+@\t\r]/.test(cell)), name).toEqual([]);
+      for (const cell of rawCells.filter((c) => HOSTILE_ENTITIES.some((entity) => c.startsWith(entity)))) {
+        expect(csvCells, `${name}: ${cell}`).toContain(`'${cell}`);
+      }
     }
   });
 });

@@ -3,8 +3,8 @@ import { plainNumber } from './json.js';
 
 export type CsvCell = string | number | null | undefined;
 
-/** Cells starting with these open a formula in spreadsheets (SPEC §3). */
-const FORMULA_START = /^[=+\-@\t\r]/;
+/** Cells starting with these open a formula in spreadsheets (docs/api.md "CSV"); the CSV dumps guard their text with the same pattern. */
+export const FORMULA_START = /^[=+\-@\t\r]/;
 
 /** Prefixes `'` to a cell a spreadsheet would read as a formula. */
 export function guardCell(text: string): string {

@@ -1,4 +1,5 @@
-import { sqlString, type Db } from '../store/db.js';
+import { sqlString, type Db, type DbConnection } from '../store/db.js';
+import { FORMULA_START } from '../api/csv.js';
 import type { FileEntry, ReleaseWriter } from './writer.js';
 import { ANALYSED, exportSql } from './sql.js';
 
@@ -94,10 +95,23 @@ const partitionMetadata = (p: Partition, withAnalysis: boolean): string => kvMet
   ...(withAnalysis ? [['as_of_height', "getvariable('dump_to_height')"], ['updated_at', "getvariable('dump_updated_at')"]] as [string, string][] : []),
 ]);
 
-const csvSelect = (dump: Dump, parquet: string): string => {
-  const joined = dump.lists.map((column) => `array_to_string(${column}, ${sqlString(LIST_SEPARATOR)}) AS ${column}`);
-  return `SELECT *${joined.length ? ` REPLACE (${joined.join(', ')})` : ''} FROM read_parquet(${sqlString(parquet)})`;
+/** A text cell a spreadsheet would read as a formula gets a leading `'`, as in the API's CSVs; Parquet keeps the raw text. */
+const guarded = (text: string): string => `CASE WHEN regexp_matches(${text}, ${sqlString(FORMULA_START.source)}) THEN '''' || ${text} ELSE ${text} END`;
+
+/** The CSV of a dump's Parquet file: lists joined, and every text column (names, entities, reasons) guarded against formulas. */
+const csvSelect = (dump: Dump, parquet: string, textColumns: readonly string[]): string => {
+  const replaced = [
+    ...dump.lists.map((column) => `${guarded(`array_to_string(${column}, ${sqlString(LIST_SEPARATOR)})`)} AS ${column}`),
+    ...textColumns.map((column) => `${guarded(`"${column}"`)} AS "${column}"`),
+  ];
+  return `SELECT *${replaced.length ? ` REPLACE (${replaced.join(', ')})` : ''} FROM read_parquet(${sqlString(parquet)})`;
 };
+
+/** The VARCHAR columns of a Parquet file the dumps wrote. */
+async function textColumnsOf(conn: DbConnection, parquet: string): Promise<string[]> {
+  const columns = await conn.all<{ column_name: string; column_type: string }>(`DESCRIBE SELECT * FROM read_parquet(${sqlString(parquet)})`);
+  return columns.filter((c) => c.column_type === 'VARCHAR').map((c) => c.column_name);
+}
 
 /** The partitions ($1 blocks each) holding a dirty peg of each side (dirty.sql), as `<side>:<start>`. */
 export const DIRTY_PARTITIONS = `SELECT 'pegin:' || (height // $1 * $1) AS part FROM analysed_pegins SEMI JOIN x_dirty_pegins USING (txid, vout)
@@ -140,7 +154,7 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
     await conn.exec(`COPY (${query}) TO ${sqlString(parquet)} (FORMAT parquet, COMPRESSION zstd, KV_METADATA ${metadata})`);
     await writer.adopt(path);
     const plain = path.replace(/\.parquet$/, '.csv');
-    await conn.exec(`COPY (${csvSelect(dump, parquet)}) TO ${sqlString(await writer.pathFor(plain))} (FORMAT csv, HEADER)`);
+    await conn.exec(`COPY (${csvSelect(dump, parquet, await textColumnsOf(conn, parquet))}) TO ${sqlString(await writer.pathFor(plain))} (FORMAT csv, HEADER)`);
     await gzipping;
     gzipping = writer.adoptGzipped(plain, `${plain}.gz`, CSV_GZIP_LEVEL);
     // Handled here so a failure waits, unreported, for the next await of it.

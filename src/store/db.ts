@@ -94,10 +94,15 @@ export class DbConnection {
     await this.conn.run(sql, params as Record<string, DuckDBValue>);
   }
 
+  /** Rows as plain objects. */
+  async all<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]> {
+    const reader = await this.conn.runAndReadAll(sql, params as Record<string, DuckDBValue>);
+    return reader.getRowObjectsJS() as T[];
+  }
+
   /** The first row as a plain object, or undefined. */
   async one<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T | undefined> {
-    const reader = await this.conn.runAndReadAll(sql, params as Record<string, DuckDBValue>);
-    return (reader.getRowObjectsJS() as T[])[0];
+    return (await this.all<T>(sql, params))[0];
   }
 
   close(): void {
