@@ -223,10 +223,10 @@ export function buildProgram(): Command {
     .argument('<files...>', 'label files')
     .action(async (files: string[], flags: CommonOptions) => {
       const config = resolveConfig(flags);
-      const { importLabels } = await import('./analysis/labels.js');
+      const { importLabels, importSummary } = await import('./analysis/labels.js');
       const result = await withDb(config, (db) => importLabels(db, files, config.network), true);
       for (const r of result.rejected) log(`rejected ${r.file}:${r.line}: ${r.reason}`);
-      log(`labels: ${result.imported} imported, ${result.ignored} placeholders ignored, ${result.rejected.length} rejected`);
+      log(importSummary(result));
       if (result.rejected.length > 0) {
         log(`labels: ${result.imported > 0 ? `the ${result.imported} valid rows were imported; ` : ''}fix the rejected rows and import again (rows are upserted, so repeating the valid ones is harmless)`);
         process.exitCode = 1;

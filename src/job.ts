@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { acquireJobLock } from './lock.js';
 import { analyze } from './analysis/analyze.js';
-import { importLabels } from './analysis/labels.js';
+import { importLabels, importSummary } from './analysis/labels.js';
 import { parseDuration, type ResolvedConfig } from './config.js';
 import { exportRelease } from './export/export.js';
 import type { HostBudget, Layout } from './export/ranges.js';
@@ -52,7 +52,7 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
       if (labelFiles.length > 0) {
         const labels = await importLabels(db, labelFiles, config.network);
         for (const r of labels.rejected) opts.log(`labels: rejected ${r.file}:${r.line}: ${r.reason}`);
-        opts.log(`labels: ${labels.imported} imported`);
+        opts.log(importSummary(labels));
       }
       await analyze(db, { horizon: opts.horizon, memoryLimitMb: opts.memoryLimitMb, log: opts.log });
       const exported = await exportRelease(db, {

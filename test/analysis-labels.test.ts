@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { importLabels, MAX_ENTITY_CHARS, MAX_SOURCE_CHARS, type ImportResult } from '../src/analysis/labels.js';
+import { importLabels, importSummary, MAX_ENTITY_CHARS, MAX_SOURCE_CHARS, type ImportResult } from '../src/analysis/labels.js';
 import { LABEL_CATEGORY_NAMES } from '../src/domain/model.js';
 import { NETWORKS } from '../src/domain/network.js';
 import { Db } from '../src/store/db.js';
@@ -59,6 +59,14 @@ describe('importLabels', () => {
       { address: EXCHANGE, entity: 'Big Exchange, Inc.', category: 'exchange', confidence: 0.95, source: 'manual' },
       { address: MINER, entity: 'Miner', category: 'pool', confidence: 0.8, source: csv.split('/').at(-1) },
     ]);
+  });
+
+  it('counts rows that repeat an address and source as duplicates, keeping the last (200,000 repeats were reported as "1 imported")', async () => {
+    const rows = Array.from({ length: 2_000 }, (_, i) => `${EXCHANGE},Exchange ${i},exchange,0.9,feed`);
+    const result = await importFiles(csvFile(...rows, `${MINER},Miner,pool,0.8,feed`, `${EXCHANGE},Exchange other source,exchange,0.5,other`));
+    expect(result).toMatchObject({ imported: 3, duplicates: 1_999, rejected: [] });
+    expect(importSummary(result)).toBe('labels: 3 imported, 1999 duplicate rows (an address and source given again; the last row of each wins), 0 placeholders ignored, 0 rejected');
+    expect(await db!.all("SELECT entity FROM labels WHERE source = 'feed' AND address = $1", [EXCHANGE])).toEqual([{ entity: 'Exchange 1999' }]);
   });
 
   it('reads JSON labels with the line each entry starts on and upserts by address and source', async () => {

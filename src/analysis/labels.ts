@@ -36,7 +36,12 @@ const SHOWN_CHARS = 100;
 
 export interface Label { address: string; entity: string; category: LabelCategory; confidence: number; source: string }
 export interface Rejection { file: string; line: number; reason: string }
-export interface ImportResult { imported: number; ignored: number; rejected: Rejection[] }
+/**
+ * `imported` counts distinct (address, source) labels written; `duplicates`
+ * the rows that named an (address, source) an earlier row of the same import
+ * already named: the last row wins.
+ */
+export interface ImportResult { imported: number; ignored: number; duplicates: number; rejected: Rejection[] }
 export type LabelCheck = { kind: 'label'; label: Label } | { kind: 'placeholder' } | { kind: 'rejected'; reason: string };
 
 /** A row read from a file, with the line it starts on: its fields, or why it could not be read. */
@@ -49,8 +54,15 @@ class LabelFileError extends Error {
   }
 }
 
+/** One line for the operator: what was imported, and what was not (the job and `labels import` print the same). */
+export function importSummary(result: ImportResult): string {
+  const duplicates = result.duplicates > 0
+    ? `, ${result.duplicates} duplicate rows (an address and source given again; the last row of each wins)` : '';
+  return `labels: ${result.imported} imported${duplicates}, ${result.ignored} placeholders ignored, ${result.rejected.length} rejected`;
+}
+
 export async function importLabels(db: Db, files: string[], network: NetworkParams): Promise<ImportResult> {
-  const result: ImportResult = { imported: 0, ignored: 0, rejected: [] };
+  const result: ImportResult = { imported: 0, ignored: 0, duplicates: 0, rejected: [] };
   const labels = new Map<string, Label>();
   for (const file of files) {
     let rows: RawRow[];
@@ -65,7 +77,11 @@ export async function importLabels(db: Db, files: string[], network: NetworkPara
       const checked: LabelCheck = 'error' in row ? { kind: 'rejected', reason: row.error } : checkLabel(row.fields, network, basename(file));
       if (checked.kind === 'placeholder') result.ignored++;
       else if (checked.kind === 'rejected') result.rejected.push({ file, line: row.line, reason: checked.reason });
-      else labels.set(`${checked.label.address}\u0000${checked.label.source}`, checked.label);
+      else {
+        const key = `${checked.label.address}\u0000${checked.label.source}`;
+        if (labels.has(key)) result.duplicates++;
+        labels.set(key, checked.label);
+      }
     }
   }
   await ensureLabelsTable(db);
