@@ -5,7 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { rangePath, rangePrefix, type RangesIndexBody } from '@pegscope/client';
 import { startServer, type RunningServer } from '../src/serve/server.js';
 import { buildPipelineTree, type PipelineTree } from './helpers/pipeline-release.js';
 import { freePort } from './helpers/net.js';
@@ -101,6 +103,31 @@ describe('pegscope serve --workers 2', () => {
         }
       }
     } finally {
+      expect(await stop(cluster)).toBe(0);
+    }
+  }, 300_000);
+
+  it('a range copied over another is a 503 from every worker while broken, and the right answer from every worker after repair', async () => {
+    const cluster = await startCluster(['--workers', '2', '--rate-limit', '0']);
+    const { address } = tree.traceQ;
+    const layout = JSON.parse(readFileSync(join(tree.dir, 'api', 'ranges.json'), 'utf8')) as RangesIndexBody;
+    const rel = rangePath('trace', rangePrefix(address, layout.kinds.trace.prefix_length));
+    const other = readdirSync(join(tree.dir, 'api', 'range', 'trace')).map((n) => `api/range/trace/${n}`).find((r) => r !== rel && r.endsWith('.json'))!;
+    const right = await get(single.url, `/api/trace?q=${address}`);
+    const saved = readFileSync(join(tree.dir, rel));
+    try {
+      copyFileSync(join(tree.dir, other), join(tree.dir, rel));
+      // New connections alternate between the workers: four requests reach each twice.
+      for (let i = 0; i < 4; i++) {
+        const res = await get(cluster.url, `/api/trace?q=${address}`);
+        expect(res.status, `request ${i}`).toBe(503);
+        expect(res.json.error).toMatch(/cannot be read/);
+      }
+      writeFileSync(join(tree.dir, rel), saved);
+      for (let i = 0; i < 4; i++) expect((await get(cluster.url, `/api/trace?q=${address}`)).text, `request ${i}`).toBe(right.text);
+      expect(cluster.log()).toMatch(new RegExp(`refused: ${rel.replaceAll('.', '\\.')} (does not have the sha256|has \\d+ bytes)`));
+    } finally {
+      writeFileSync(join(tree.dir, rel), saved);
       expect(await stop(cluster)).toBe(0);
     }
   }, 300_000);

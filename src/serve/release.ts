@@ -8,13 +8,6 @@
  * missing: a release removed while serving is a 503, never an answer computed
  * from its absence, so nothing wrong is cached.
  *
- * The router serves only what the release vouches for (docs/api.md "What the
- * router serves"): a file is read only when manifest.json lists it, only as a
- * regular file that really lies inside the release (no symbolic link on its
- * path), within a size cap for its kind, and only when its bytes have the
- * sha256 the manifest gives. A file that fails any of these is a 503 for the
- * request and a line in the log, never its content; nothing built from it is
- * cached. Whether the release has range files is the manifest's word too.
  *
  * Those two system calls cost a sixth of a cached answer, so a resolved
  * release is reused while inotify (fs.watch) reports nothing on the two
@@ -25,6 +18,14 @@
  * event loop between a change and its next call may see the old release for
  * up to REVALIDATE_MS). Where watching fails, or after REVALIDATE_MS anyway
  * (a moved ancestor directory sends no event), both are checked again.
+ *
+ * The router serves only what the release vouches for (docs/api.md "What the
+ * router serves"): a file is read only when manifest.json lists it, only as a
+ * regular file that really lies inside the release (no symbolic link on its
+ * path), within a size cap for its kind, and only when its bytes have the
+ * sha256 the manifest gives. A file that fails any of these is a 503 for the
+ * request and a line in the log, never its content; nothing built from it is
+ * cached. Whether the release has range files is the manifest's word too.
  */
 import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, statSync, watch, type BigIntStats, type FSWatcher } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';

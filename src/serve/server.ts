@@ -207,11 +207,16 @@ class Router {
 
   private fail(req: IncomingMessage, res: ServerResponse, err: unknown): void {
     const unavailable = err instanceof ReleaseUnavailable;
-    if (err instanceof ReleaseDamaged) this.opts.log?.(`release ${err.release} refused: ${err.detail}`);
+    if (err instanceof ReleaseDamaged) this.logRefusal(err);
     else if (!unavailable) this.opts.log?.(`internal error: ${(err as Error).stack ?? err}`);
     if (res.headersSent) res.destroy();
     else if (unavailable) this.refuse(req, res, 503, err.message);
     else this.refuse(req, res, 500, 'internal error; the operator has been told via the log');
+  }
+
+  /** The operator learns which file of which release was refused; the client only that the release cannot be read. */
+  private logRefusal(err: ReleaseDamaged): void {
+    this.opts.log?.(`release ${err.release} refused: ${err.detail}`);
   }
 
   /** An error response with the headers every response carries. */
@@ -285,7 +290,7 @@ class Router {
       return site.current();
     } catch (err) {
       if (!(err instanceof ReleaseUnavailable) || r.kind !== 'endpoint' || r.request.endpoint !== 'health') throw err;
-      if (err instanceof ReleaseDamaged) this.opts.log?.(`release ${err.release} refused: ${err.detail}`);
+      if (err instanceof ReleaseDamaged) this.logRefusal(err);
       setCommonHeaders(res);
       sendError(req, res, 503, err.message, {}, { health: { ok: false } });
       return null;
