@@ -125,7 +125,9 @@ describe('pegscope serve --workers 2', () => {
       }
       writeFileSync(join(tree.dir, rel), saved);
       for (let i = 0; i < 4; i++) expect((await get(cluster.url, `/api/trace?q=${address}`)).text, `request ${i}`).toBe(right.text);
-      expect(cluster.log()).toMatch(new RegExp(`refused: ${rel.replaceAll('.', '\\.')} (does not have the sha256|has \\d+ bytes)`));
+      // Workers write their log lines in batches, within 100 ms.
+      const refused = new RegExp(`refused: ${rel.replaceAll('.', '\\.')} (does not have the sha256|has \\d+ bytes)`);
+      await until(() => refused.test(cluster.log()), 10_000);
     } finally {
       writeFileSync(join(tree.dir, rel), saved);
       expect(await stop(cluster)).toBe(0);
