@@ -99,13 +99,14 @@ const errorResponse = (description: string, ...extra: string[]): JsonSchema => (
 
 /** Error statuses every operation can answer (SPEC §3), under components/responses. */
 const ERRORS: Record<string, JsonSchema> = {
-  400: errorResponse('a parameter is missing, malformed, out of range or given twice; a parameter where none is taken; format=csv where CSV is not offered; a query string that cannot be parsed'),
+  400: errorResponse('a parameter is missing, malformed, out of range or given twice; a parameter where none is taken; format=csv where CSV is not offered; a query string that cannot be parsed; a request without Host or not HTTP/1.1'),
   401: errorResponse('X-API-Key names no known key; omit it to use the per-IP limit'),
   404: errorResponse('unknown endpoint, path or range kind; a range prefix of the wrong length; a block without peg activity'),
-  405: errorResponse('a method other than GET, HEAD or OPTIONS', 'Allow'),
+  405: errorResponse('a method other than GET, HEAD or OPTIONS, CONNECT and unregistered methods included', 'Allow'),
   414: errorResponse('the request target is longer than 2048 bytes'),
+  417: errorResponse('an Expect header other than 100-continue'),
   429: errorResponse('rate limit exceeded (default about 60 requests a minute per client IP, IPv6 per /64)', 'Retry-After'),
-  503: errorResponse('no release published yet, or the published release cannot be read; try again after the next export'),
+  503: errorResponse('no release published yet, or the published release cannot be read (a file missing, damaged or refused: docs/api.md "What the router serves"); try again after the next export'),
 };
 const NOT_MODIFIED: JsonSchema = { description: 'If-None-Match matched the ETag: the cached copy is current', headers: headerRefs('ETag', 'Cache-Control', ...EVERY_ANSWER) };
 
