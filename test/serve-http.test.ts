@@ -76,6 +76,13 @@ describe('requests Node\'s parser rejects (3.8)', () => {
     expectJsonError(res, 417, /Expect: "foo" is not supported/);
   });
 
+  it('a request without a body keeps its connection: two requests on one connection get two answers', async () => {
+    const res = await rawExchange(base, 'GET /api/stats HTTP/1.1\r\nHost: x\r\n\r\nGET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(res.status).toBe(200);
+    expect(res.headers.connection).toBe('keep-alive');
+    expect(res.text.match(/HTTP\/1\.1 200/g)).toHaveLength(1);
+  });
+
   it('a GET whose body arrives slowly gets one answer and the connection closed, never a later unsolicited 408', async () => {
     const url = new URL(base);
     const socket = connect(Number(url.port), url.hostname);

@@ -184,7 +184,7 @@ class Router {
   handle(req: IncomingMessage, res: ServerResponse): void {
     // A body the API never reads (GET with a slow body) must not keep the connection: Node would
     // later time the unfinished request out with a second, unsolicited response (408).
-    if (!req.complete) {
+    if (declaresBody(req)) {
       res.shouldKeepAlive = false;
       res.once('finish', () => { if (!req.complete) req.socket.end(); });
     }
@@ -358,6 +358,12 @@ class Router {
   private cacheControl(policy: CachePolicy): string {
     return policy === 'none' ? COMPUTED_CACHE_CONTROL : analysisCacheControl(this.cacheSeconds);
   }
+}
+
+/** Whether a request says a body follows its head (none of the API's requests needs one). */
+function declaresBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 /** A header's value for an error message: bounded, one line. */
