@@ -5,8 +5,11 @@
  *   2. router  /api/trace?q=<q> of a range release (the same document bytes, cut from its range file)
  *   3. router  /api/privacy with amounts that vary per request (computed, rarely cached)
  * and, for scale: the router's trace with the per-IP rate limit on (every
- * request counted by the primary) and with one worker, and a bare node:http
- * cluster sending the same bytes with no routing at all (Node's ceiling here).
+ * request counted by the primary) and with one worker, a bare node:http
+ * cluster sending the same bytes with no routing at all (Node's ceiling here),
+ * and every address once on a freshly started router against nginx (each
+ * range file read, checked against the manifest's sha256 and indexed on its
+ * first use: the cost of serving only what the release vouches for).
  * Each case runs `--rounds` short times, nginx and router interleaved,
  * because the machine is shared and its load drifts; ratios compare the
  * same round, and the summary takes the median round.
@@ -58,6 +61,12 @@ async function releases(preset: SimPresetName, rebuild: boolean): Promise<Record
     db.close();
   }
   return outDirs;
+}
+
+/** Every address with a trace document, in a fixed shuffled order (wrk's threads start at different places in it). */
+function addressTraces(filesRelease: string): string[] {
+  const names = readdirSync(join(filesRelease, 'api', 'trace')).filter((n) => n.endsWith('.json') && !/^[0-9a-f]{64}\.json$/.test(n));
+  return names.map((n) => n.slice(0, -5)).sort((a, b) => (a.split('').reverse().join('') < b.split('').reverse().join('') ? -1 : 1));
 }
 
 /** The address trace whose document is closest to `bytes` long (the issue's figures are for a 4.6 KB one). */
@@ -209,10 +218,10 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'pegscope-bench-serve-'));
   const children: ChildProcess[] = [];
   try {
-    const scripts = { plain: join(work, 'plain.lua'), privacy: join(work, 'privacy.lua') };
+    const scripts = { plain: join(work, 'plain.lua'), privacy: join(work, 'privacy.lua'), nginxKeys: join(work, 'nginx-keys.lua'), routerKeys: join(work, 'router-keys.lua') };
     writeFileSync(scripts.plain, wrkScript(null));
     writeFileSync(scripts.privacy, wrkScript(privacyPaths(table, 200_000)));
-    const ports = { nginx: await freePort(), router: await freePort(), limited: await freePort(), single: await freePort(), bare: await freePort() };
+    const ports = { nginx: await freePort(), router: await freePort(), limited: await freePort(), single: await freePort(), bare: await freePort(), fresh: await freePort() };
     const nginx = await startNginx(join(work, 'nginx'), filesRelease, ports.nginx, nginxWorkers);
     children.push(nginx);
     children.push(await startRouter(outDirs.ranges, ports.router, workers, 0, join(work, 'router.log')));
@@ -245,12 +254,23 @@ async function main(): Promise<void> {
     rows.push(measure('router  trace ?q=, rate limit on', url(ports.limited, `/api/trace?q=${q}`), scripts.plain, load));
     rows.push(measure('router  trace ?q=, --workers 1', url(ports.single, `/api/trace?q=${q}`), scripts.plain, load));
     rows.push(measure(`bare node:http, ${workers} workers, same bytes`, url(ports.bare, '/'), scripts.plain, load));
+    // Every address once, on a router started for it: each range is read, checked against the
+    // manifest's sha256 and indexed on its first key, each answer computed once.
+    const addresses = addressTraces(filesRelease);
+    writeFileSync(scripts.nginxKeys, wrkScript(addresses.map((a) => `/api/trace/${a}.json`)));
+    writeFileSync(scripts.routerKeys, wrkScript(addresses.map((a) => `/api/trace?q=${a}`)));
+    rows.push(measure(`nginx   trace files, ${addresses.length} distinct addresses`, url(ports.nginx, '/'), scripts.nginxKeys, load));
+    const fresh = await startRouter(outDirs.ranges, ports.fresh, workers, 0, join(work, 'router-fresh.log'));
+    children.push(fresh);
+    rows.push(measure(`router  trace ?q=, ${addresses.length} distinct addresses, fresh router`, url(ports.fresh, '/'), scripts.routerKeys, load));
 
     console.log('| case | req/s | p50 ms | p99 ms | max ms | errors | non-2xx |\n|---|---:|---:|---:|---:|---:|---:|');
     for (const f of rows) {
       console.log(`| ${f.label} | ${f.rps.toFixed(0)} | ${f.p50.toFixed(2)} | ${f.p99.toFixed(2)} | ${f.max.toFixed(1)} | ${f.errors} | ${f.non2xx} |`);
     }
     const byLabel = (prefix: string): Figures[] => rows.filter((f) => f.label.startsWith(prefix));
+    const [nginxKeys, routerKeys] = [byLabel('nginx   trace files,')[0]!, byLabel('router  trace ?q=, ').find((f) => f.label.endsWith('fresh router'))!];
+    console.log(`\ndistinct addresses on a fresh router (ranges read, sha256-checked, indexed on first use): ${routerKeys.rps.toFixed(0)} req/s, ${(routerKeys.rps / nginxKeys.rps * 100).toFixed(0)}% of nginx's ${nginxKeys.rps.toFixed(0)}`);
     const traces = byLabel('router  trace ?q=, round');
     const privacy = byLabel('router  privacy');
     const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
