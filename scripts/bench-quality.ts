@@ -13,7 +13,9 @@ import { SIM_PRESET_NAMES, type SimPresetName } from '../src/chain/sim/index.js'
 import type { Db } from '../src/store/db.js';
 import { cachedSimDb } from './lib/sim-cache.js';
 
-interface Args { preset: SimPresetName; seed: number; params: Partial<AnalysisParams> }
+/** Parameters given on the command line, over the defaults. */
+type ParamOverrides = { -readonly [K in keyof AnalysisParams]?: AnalysisParams[K] };
+interface Args { preset: SimPresetName; seed: number; params: ParamOverrides }
 
 function parseArgs(argv: string[]): Args {
   const args: Args = { preset: 'demo', seed: 7, params: {} };

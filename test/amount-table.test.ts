@@ -11,7 +11,7 @@ import {
 } from '@pegscope/client';
 import { Db } from '../src/store/db.js';
 import { amountTableFile, buildMetaOf } from '../src/export/amounts.js';
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { schemaFiles } from '../src/api/schemas.js';
 import { SCHEMA_BASE } from '../src/api/common-schema.js';
 

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
 import { schemaFiles } from '../src/api/schemas.js';
 import { SCHEMA_BASE } from '../src/api/common-schema.js';
 import { SERIES_NAMES, seriesPath, type SeriesBodies } from '../src/api/series.js';
@@ -95,7 +95,7 @@ describe('the explorer page in a release', () => {
 describe('chart series', () => {
   it('every series validates against its schema', () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
-    addFormats(ajv);
+    ajvFormats.default(ajv);
     for (const [name, schema] of Object.entries(schemaFiles())) if (name !== 'openapi.json') ajv.addSchema(schema);
     for (const name of SERIES_NAMES) {
       const validate = ajv.getSchema(`${SCHEMA_BASE}series-${name}.json`)!;

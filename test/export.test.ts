@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
 import type { Db } from '../src/store/db.js';
 import type { SimSource } from '../src/chain/sim/index.js';
 import { exportRelease, type ExportResult } from '../src/export/export.js';
@@ -66,7 +66,7 @@ describe('a full export of an analysed chain', () => {
 
   it('validates every kind of file against its JSON Schema', () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
-    addFormats(ajv);
+    ajvFormats.default(ajv);
     for (const [name, schema] of Object.entries(schemaFiles())) if (name !== 'openapi.json') ajv.addSchema(schema);
     const tree = new Map([...treeFiles(first.dir)].concat([...treeFiles(files.dir)].map(([rel, path]) => [`files:${rel}`, path])));
     const kinds: [RegExp, string][] = [
@@ -229,7 +229,7 @@ describe('a full export of an analysed chain', () => {
 
   it('writes dumps that DuckDB reads back with every row', async () => {
     const root = join(work, 'a', 'current', 'dumps');
-    for (const [name, table] of [['pegins', 'pegins'], ['pegouts', 'pegouts'], ['links', 'a_links']]) {
+    for (const [name, table] of [['pegins', 'pegins'], ['pegouts', 'pegouts'], ['links', 'a_links']] as const) {
       const want = Number((await db.one<{ n: bigint }>(`SELECT count(*) AS n FROM ${table}`))!.n);
       const parquet = await db.one<{ n: bigint }>(`SELECT count(*) AS n FROM read_parquet('${join(root, name, '*.parquet')}')`);
       const csv = await db.one<{ n: bigint }>(`SELECT count(*) AS n FROM read_csv('${join(root, name, '*.csv.gz')}', header = true)`);

@@ -180,7 +180,7 @@ describe.runIf(enabled)('nginx answers like the router', () => {
       '/', '/index.html', `/assets/${asset}`,
     ];
     for (const path of paths) {
-      for (const headers of [{}, { 'accept-encoding': 'gzip' }]) {
+      for (const headers of [{}, { 'accept-encoding': 'gzip' }] as Record<string, string>[]) {
         const [fromRouter, fromNginx] = await Promise.all([get(router.url, path, { headers }), get(nginx.url, path, { headers })]);
         const want = view(fromRouter);
         const got = view(fromNginx);
