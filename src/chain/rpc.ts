@@ -13,7 +13,7 @@ import {
   TxIndexMissingError,
 } from './errors.js';
 import type { ChainInfo, ChainSource } from './types.js';
-import type { VerboseBlockJson } from './verbose.js';
+import type { VerboseBlockJson } from './types.js';
 
 const RPC_IN_WARMUP = -28;
 const RPC_INVALID_ADDRESS_OR_KEY = -5;

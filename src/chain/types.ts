@@ -1,6 +1,5 @@
 import type { Litoshi } from '../domain/amount.js';
 import type { NetworkParams } from '../domain/network.js';
-import type { VerboseBlockJson } from './verbose.js';
 
 /** What the scanner needs from a chain: a Litecoin Core node over RPC, or the simulated chain. */
 export interface ChainSource {
@@ -94,4 +93,19 @@ export interface PeginInput {
   prevVout: number;
   address: string | null;
   value: Litoshi;
+}
+
+/** The parts of a `getblock <hash> 2` answer the fallback path reads. */
+export interface VerboseBlockJson {
+  hash: string;
+  previousblockhash?: string;
+  time: number;
+  tx: VerboseTxJson[];
+  mweb?: { height: number; num_txos: number; num_kernels: number };
+}
+
+export interface VerboseTxJson {
+  txid: string;
+  vin: { coinbase?: string; txid?: string; vout?: number }[];
+  vout: { value: number | string; n: number; scriptPubKey: { hex: string; type: string; address?: string; addresses?: string[] } }[];
 }

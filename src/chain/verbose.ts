@@ -4,22 +4,7 @@
  */
 import { parseNodeValue } from '../domain/amount.js';
 import { coinbaseTag, hogexFacts } from './parse.js';
-import type { ParsedBlock, ParsedTx, Pegin } from './types.js';
-
-/** The parts of a `getblock <hash> 2` answer the fallback path reads. */
-export interface VerboseBlockJson {
-  hash: string;
-  previousblockhash?: string;
-  time: number;
-  tx: VerboseTxJson[];
-  mweb?: { height: number; num_txos: number; num_kernels: number };
-}
-
-export interface VerboseTxJson {
-  txid: string;
-  vin: { coinbase?: string; txid?: string; vout?: number }[];
-  vout: { value: number | string; n: number; scriptPubKey: { hex: string; type: string; address?: string; addresses?: string[] } }[];
-}
+import type { ParsedBlock, ParsedTx, Pegin, VerboseBlockJson, VerboseTxJson } from './types.js';
 
 /** The same ParsedBlock built from the node's JSON instead of raw bytes; addresses are the node's own. */
 export function blockFromVerboseJson(json: VerboseBlockJson): ParsedBlock {

@@ -8,14 +8,7 @@ import { parseBlock } from '../chain/parse.js';
 import type { RawTx } from '../chain/raw-tx.js';
 import type { ChainSource, ParsedBlock, PeginInput } from '../chain/types.js';
 import { blockFromVerboseJson } from '../chain/verbose.js';
-import { resolveInputs, type TxCache } from './inputs.js';
-
-export interface FetchedBlock {
-  height: number;
-  block: ParsedBlock;
-  /** Transactions of raw-parsed blocks (verbose-fallback blocks have none). */
-  txs: RawTx[];
-}
+import { resolveInputs, type FetchedBlock, type TxCache } from './inputs.js';
 
 export interface Batch {
   from: number;

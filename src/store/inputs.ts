@@ -6,7 +6,14 @@
 import { ChainSourceError } from '../chain/errors.js';
 import { parseTransaction, type RawTx } from '../chain/raw-tx.js';
 import type { ChainSource, ParsedBlock, PeginInput, TxOutput } from '../chain/types.js';
-import type { FetchedBlock } from './batch.js';
+
+/** A block as a scan batch fetched it, before its peg-in inputs are resolved. */
+export interface FetchedBlock {
+  height: number;
+  block: ParsedBlock;
+  /** Transactions of raw-parsed blocks (verbose-fallback blocks have none). */
+  txs: RawTx[];
+}
 
 /** Previous transactions of peg-in inputs kept across batches. */
 const TX_CACHE_SIZE = 20_000;

@@ -15,7 +15,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Db } from './db.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const MIGRATION_FILE = /^schema-(\d{3})-[a-z0-9-]+\.sql$/;
@@ -52,7 +51,17 @@ export const MIGRATIONS: readonly Migration[] = loadMigrations();
 export const SCHEMA_VERSION = UNVERSIONED + MIGRATIONS.length;
 
 /** Brings an opened database to SCHEMA_VERSION: creates a new one, upgrades an older one, refuses a newer one. */
-export async function applySchema(db: Db): Promise<void> {
+/** What the schema needs of a database (db.ts opens one and applies the schema, so this module names only these). */
+export interface SchemaTarget {
+  readonly path: string;
+  all<T>(sql: string): Promise<T[]>;
+  exec(sql: string): Promise<void>;
+  transaction<T>(work: () => Promise<T>): Promise<T>;
+  getMeta(key: string): Promise<string | undefined>;
+  setMeta(key: string, value: string): Promise<void>;
+}
+
+export async function applySchema(db: SchemaTarget): Promise<void> {
   const tables = (await db.all<{ name: string }>(
     "SELECT table_name AS name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' ORDER BY name",
   )).map((t) => t.name);
@@ -76,7 +85,7 @@ export async function applySchema(db: Db): Promise<void> {
   if (stored === undefined || version < SCHEMA_VERSION) await migrate(db, version, MIGRATIONS);
 }
 
-function parseVersion(db: Db, text: string): number {
+function parseVersion(db: SchemaTarget, text: string): number {
   if (!/^[1-9]\d{0,8}$/.test(text)) {
     throw new SchemaError(`database ${db.path} has an unreadable schema version "${text}" in its meta table; pass --db with another file`);
   }
@@ -88,7 +97,7 @@ function parseVersion(db: Db, text: string): number {
  * version reached, in one transaction: on any failure the database stays at
  * `from`. Returns the new version.
  */
-export async function migrate(db: Db, from: number, migrations: readonly Migration[]): Promise<number> {
+export async function migrate(db: SchemaTarget, from: number, migrations: readonly Migration[]): Promise<number> {
   const pending = migrations.filter((m) => m.version > from).sort((a, b) => a.version - b.version);
   const to = pending.at(-1)?.version ?? from;
   await db.transaction(async () => {
