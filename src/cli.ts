@@ -1,4 +1,3 @@
-import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Command, CommanderError, Option } from 'commander';
@@ -8,12 +7,10 @@ import type { JobOptions } from './job.js';
 import type { SourceOptions } from './sources.js';
 import { consoleProgress } from './progress.js';
 import type { Db } from './store/db.js';
-import { formatProblem, formatVerdict, isOk, verifyRelease } from './export/verify.js';
 import { packageVersion } from './version.js';
-import { DEFAULT_CACHE_LIMITS, DEFAULT_CACHE_SECONDS, startServer, type ServeOptions } from './serve/server.js';
-import { SharedLimiter, startPrimary, workerLifecycle } from './serve/cluster.js';
-import { batchLines } from './serve/log-lines.js';
-import { loadKeys } from './serve/ratelimit.js';
+import type { ServeOptions } from './serve/server.js';
+import { DEFAULT_CACHE_LIMITS } from './serve/limits.js';
+import { DEFAULT_CACHE_SECONDS } from './api/caching.js';
 import { loadConfigFile } from './config-file.js';
 import { DEFAULT_ANALYZE_MEMORY_MB, DEFAULT_EXPORT_MEMORY_MB, DEFAULT_KEEP_RELEASES, HORIZON_BLOCKS, MIN_MEMORY_LIMIT_MB } from './domain/model.js';
 import { DEFAULT_HOST_BUDGET, LAYOUTS, parseHostBudget, type HostBudget, type Layout } from './export/ranges.js';
@@ -197,25 +194,8 @@ export function buildProgram(): Command {
       const options: ServeOptions = { sites, host: flags.host, port: portOf(flags), rateLimit: flags.rateLimit, keysFile: flags.keys, trustProxy: flags.trustProxy,
         staleAfterSeconds: parseDuration(flags.staleAfter, '--stale-after') / 1000, cacheSeconds: parseDuration(flags.cache, '--cache') / 1000, cacheLimits: { answers },
       };
-      const workers = flags.workers ?? availableParallelism();
-      if (workers > 1 && cluster.isPrimary) {
-        if (flags.keys) loadKeys(flags.keys);
-        const primary = startPrimary(workers, log);
-        const stop = () => { void primary.close().then(() => process.exit(0)); };
-        process.once('SIGTERM', stop);
-        process.once('SIGINT', stop);
-        log(`serving ${where} at ${await primary.listening}/api with ${workers} workers`);
-        return;
-      }
-      // One line per request: written in batches, not one synchronous write each.
-      const requests = batchLines((chunk) => { process.stderr.write(chunk); });
-      process.once('exit', requests.flush);
-      const server = await startServer({ ...options, limiter: cluster.isWorker ? new SharedLimiter() : undefined, log: (line) => requests.add(logLine(line)) });
-      const stop = () => { void server.close().then(() => process.exit(0)); };
-      if (cluster.isWorker) return workerLifecycle(stop);
-      log(`serving ${where} at ${server.url}/api`);
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
+      const { runServe } = await import('./serve/run.js');
+      await runServe({ options, workers: flags.workers ?? availableParallelism(), where, log, logLine });
     });
 
   const labels = program.command('labels').description('curated address labels');
@@ -236,6 +216,7 @@ export function buildProgram(): Command {
   program.command('verify').description('check a release directory against its manifest.json: every listed file with its size and sha256, nothing else; exit status 0 ok, 1 problems found, 2 not a release directory')
     .argument('<dir>', 'a release directory: out/<network>/current, releases/<id>, or a mirror\'s copy')
     .action(async (dir: string) => {
+      const { formatProblem, formatVerdict, isOk, verifyRelease } = await import('./export/verify.js');
       const write = (line: string) => { process.stdout.write(`${line}\n`); };
       const result = await verifyRelease(dir, { progress: consoleProgress(), onProblem: (problem) => write(formatProblem(problem)) });
       write(formatVerdict(result));

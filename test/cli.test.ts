@@ -20,6 +20,8 @@ async function run(args: string[]): Promise<{ code: number; stderr: string; stdo
 }
 
 describe('pegscope CLI', () => {
+  afterEach(() => { vi.unstubAllEnvs(); });
+
   it.each(['scan', 'analyze', 'export', 'job', 'serve', 'demo', 'labels', 'verify'])('%s --help exits 0 and describes the command', async (command) => {
     const { code, stdout } = await run([command, '--help']);
     expect(code).toBe(0);
@@ -41,10 +43,8 @@ describe('pegscope CLI', () => {
   });
 
   it('exits 2 when --source rpc has no node configured, saying what to give', async () => {
-    const saved = process.env.LTC_RPC_URL;
-    delete process.env.LTC_RPC_URL;
+    vi.stubEnv('LTC_RPC_URL', undefined);
     const { code, stderr } = await run(['scan', '--source', 'rpc', '--network', 'regtest', '--db', ':memory:']);
-    if (saved !== undefined) process.env.LTC_RPC_URL = saved;
     expect(code).toBe(2);
     expect(stderr).toMatch(/--source rpc needs a node: give --rpc-url/);
   });
@@ -76,16 +76,10 @@ describe('pegscope CLI', () => {
     ['PEGSCOPE_PORT', '99999', ['serve'], 'PEGSCOPE_PORT must be a whole number from 0 to 65535, got "99999"'],
     ['PEGSCOPE_RPC_BATCH', 'lots', ['scan', '--network', 'regtest', '--rpc-url', 'http://127.0.0.1:9332'], 'PEGSCOPE_RPC_BATCH must be a whole number from 1 to 10000, got "lots"'],
   ])('a bad %s is a usage error naming the variable', async (name, value, args, message) => {
-    const saved = process.env[name];
-    process.env[name] = value;
-    try {
-      const { code, stderr } = await run(args);
-      expect(code).toBe(2);
-      expect(stderr).toContain(`pegscope: ${message}`);
-    } finally {
-      if (saved === undefined) delete process.env[name];
-      else process.env[name] = saved;
-    }
+    vi.stubEnv(name, value);
+    const { code, stderr } = await run(args);
+    expect(code).toBe(2);
+    expect(stderr).toContain(`pegscope: ${message}`);
   });
 
   it.each([

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { acquireJobLock, JobLockedError } from '../src/lock.js';
 import { parseDuration, resolveConfig, UsageError } from '../src/config.js';
 import { loadConfigFile } from '../src/config-file.js';
@@ -46,15 +46,15 @@ describe('job lock', () => {
 });
 
 describe('configuration', () => {
+  afterEach(() => { vi.unstubAllEnvs(); });
+
   it('defaults to the simulated chain when no node is configured', () => {
-    const saved = process.env.LTC_RPC_URL;
-    delete process.env.LTC_RPC_URL;
+    vi.stubEnv('LTC_RPC_URL', undefined);
     const config = resolveConfig({});
     expect(config.network.name).toBe('sim');
     expect(config.rpc).toBeNull();
     expect(config.dbPath).toBe('data/sim.duckdb');
     expect(config.outDir).toBe('out/sim');
-    if (saved !== undefined) process.env.LTC_RPC_URL = saved;
   });
 
   it('defaults to mainnet when a node is configured, flags before environment', () => {

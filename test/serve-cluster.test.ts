@@ -4,13 +4,13 @@
  * whole pipeline exports.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { rangePath, rangePrefix, type RangesIndexBody } from '@pegscope/client';
 import { startServer, type RunningServer } from '../src/serve/server.js';
 import { buildPipelineTree, type PipelineTree } from './helpers/pipeline-release.js';
-import { freePort } from './helpers/net.js';
+import { spawnServe, type ServeProcess } from './helpers/serve-process.js';
 import { get, type Res } from './helpers/http.js';
 
 let tree: PipelineTree;
@@ -26,30 +26,14 @@ afterAll(async () => {
   if (tree) rmSync(tree.root, { recursive: true, force: true });
 });
 
-interface Cluster {
-  child: ChildProcess;
-  url: string;
-  /** Everything the primary and its workers wrote to stderr so far. */
-  log(): string;
+interface Cluster extends ServeProcess {
   /** Pids from the primary's "worker <pid> started" lines, in order. */
   started(): number[];
-  exited: Promise<number | null>;
 }
 
 async function startCluster(flags: string[]): Promise<Cluster> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin.ts', 'serve', '--network', 'sim', '--out', tree.outDir, '--port', String(port), ...flags], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const cluster: Cluster = {
-    child, url: `http://127.0.0.1:${port}`, exited, log: () => stderr,
-    started: () => [...stderr.matchAll(/worker (\d+) started/g)].map((m) => Number(m[1])),
-  };
-  // Starting tsx in every process can take a while on a busy machine.
-  await until(() => /serving sim .* with \d+ workers/.test(stderr) || child.exitCode !== null, 120_000);
-  if (child.exitCode !== null) throw new Error(`pegscope serve exited with ${child.exitCode}:\n${stderr}`);
-  return cluster;
+  const serving = await spawnServe(['--network', 'sim', '--out', tree.outDir, ...flags]);
+  return { ...serving, started: () => [...serving.log().matchAll(/worker (\d+) started/g)].map((m) => Number(m[1])) };
 }
 
 async function until(done: () => boolean, ms: number): Promise<void> {

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +11,7 @@ import { linksCsv, sliceLinks } from '../src/api/links.js';
 import { amountsCsv, sliceAmounts } from '../src/api/top-amounts.js';
 import { buildHandTree, publish, resign, simAddress, writeRelease, type HandTree } from './helpers/release-tree.js';
 import { buildPipelineTree, type PipelineTree } from './helpers/pipeline-release.js';
-import { freePort } from './helpers/net.js';
+import { spawnServe } from './helpers/serve-process.js';
 import { releaseDocuments } from './helpers/release-docs.js';
 import { get, type Res } from './helpers/http.js';
 
@@ -404,15 +403,7 @@ describe('statuses', () => {
   });
 
   it('`pegscope serve` closes the router and exits 0 on SIGTERM', async () => {
-    const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin.ts', 'serve', '--network', 'sim', '--out', tree.outDir, '--port', String(port), '--rate-limit', '0'], { stdio: 'ignore' });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const url = `http://127.0.0.1:${port}`;
-    // Starting tsx and the CLI can take a while on a busy machine.
-    for (let i = 0; i < 300; i++) {
-      if ((await get(url, '/api/health').catch(() => null))?.status === 200) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const { child, url, exited } = await spawnServe(['--network', 'sim', '--out', tree.outDir, '--rate-limit', '0']);
     expect((await get(url, '/api/health')).status).toBe(200);
     // --cache defaults to the router's own default.
     expect((await get(url, '/api/stats')).headers['cache-control']).toBe(`public, max-age=${DEFAULT_CACHE_SECONDS}, stale-while-revalidate=${DEFAULT_CACHE_SECONDS}`);
