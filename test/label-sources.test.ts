@@ -5,6 +5,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { analyze } from '../src/analysis/analyze.js';
 import { importLabels, importSummary } from '../src/analysis/labels.js';
 import { OFAC_TERMS } from '../src/analysis/label-ofac.js';
+import { GRAPHSENSE_CATEGORIES, GRAPHSENSE_CONFIDENCE } from '../src/analysis/label-tagpack.js';
 import { createSimSource } from '../src/chain/sim/index.js';
 import { NETWORKS } from '../src/domain/network.js';
 import { exportRelease } from '../src/export/export.js';
@@ -92,6 +93,20 @@ describe('GraphSense TagPacks', () => {
     const result = await importLabels(db, [pack], NETWORKS.mainnet);
     expect(result.skipped.notPublic).toBe(1);
     expect(result.rejected.map((r) => [r.line, r.reason])).toEqual([[7, expect.stringMatching(/^unknown GraphSense confidence "hearsay"; known: override, ownership, /)]]);
+  });
+});
+
+describe('docs/labels.md', () => {
+  /** The rows of the table whose header starts with `first`: `| \`name\` | value |`. */
+  const table = (first: string): [string, string][] => {
+    const doc = readFileSync(new URL('../docs/labels.md', import.meta.url), 'utf8');
+    const body = doc.split(`| ${first} |`)[1]!.split('\n\n')[0]!;
+    return [...body.matchAll(/^\| `(\w+)` \| `?([\w.]+)`? \|$/gm)].map((m) => [m[1]!, m[2]!]);
+  };
+
+  it('shows the GraphSense mappings the import uses, row for row', () => {
+    expect(table('GraphSense category')).toEqual(Object.entries(GRAPHSENSE_CATEGORIES));
+    expect(table('GraphSense confidence')).toEqual(Object.entries(GRAPHSENSE_CONFIDENCE).map(([name, value]) => [name, String(value)]));
   });
 });
 
