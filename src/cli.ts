@@ -13,6 +13,7 @@ import { DEFAULT_CACHE_LIMITS } from './serve/limits.js';
 import { DEFAULT_CACHE_SECONDS } from './api/caching.js';
 import { loadConfigFile } from './config-file.js';
 import { DEFAULT_ANALYZE_MEMORY_MB, DEFAULT_EXPORT_MEMORY_MB, DEFAULT_KEEP_RELEASES, HORIZON_BLOCKS, MIN_MEMORY_LIMIT_MB } from './domain/model.js';
+import { LABEL_FORMATS, type LabelFormat } from './analysis/label-check.js';
 import { DEFAULT_HOST_BUDGET, LAYOUTS, parseHostBudget, type HostBudget, type Layout } from './export/ranges.js';
 
 const MAX_LOG_LINE = 4000;
@@ -164,11 +165,12 @@ export function buildProgram(): Command {
 
   withMemory(withAnalysis(withRelease(withSource(withNode(withCommon(program.command('job').description('scan + analyze + export; --every repeats it')))))))
     .option('--every <duration>', 'repeat every duration (30s, 5m, 1h); one run at a time; with --config each run does every network in turn')
-    .option('--labels <files...>', 'label files to import before analysing')
+    .option('--labels <files...>', 'label files to import before analysing, their format told by each file (docs/labels.md); a rejected row fails the run')
+    .option('--skip-invalid-labels', 'import the valid labels of --labels even when some are rejected')
     .option('--config <file>', 'run every network of a config file in turn, one after the other (docs/deploy.md)')
     .action(async (flags: SourceFlags & JobOptions & ReleaseFlags & MemoryFlags & { every?: string; config?: string; horizon: number }) => {
       const configs = flags.config ? loadConfigFile(flags.config).map((site) => site.config) : [resolveConfig(flags)];
-      const options: JobOptions = { ...sourceOptions(flags), to: flags.to, allowSyncing: flags.allowSyncing, horizon: flags.horizon, memoryLimitMb: flags.memoryLimit, ...releaseOptions(flags), labels: flags.labels, log };
+      const options: JobOptions = { ...sourceOptions(flags), to: flags.to, allowSyncing: flags.allowSyncing, horizon: flags.horizon, memoryLimitMb: flags.memoryLimit, ...releaseOptions(flags), labels: flags.labels, skipInvalidLabels: flags.skipInvalidLabels, log };
       const { runJobs, runJobsEvery } = await import('./job.js');
       await (flags.every ? runJobsEvery(configs, options, flags.every) : runJobs(configs, options));
     });
@@ -198,17 +200,20 @@ export function buildProgram(): Command {
       await runServe({ options, workers: flags.workers ?? availableParallelism(), where, log, logLine });
     });
 
-  const labels = program.command('labels').description('curated address labels');
-  withCommon(labels.command('import').description('upsert labels from CSV (address,entity,category,confidence,source) or JSON ({"labels":[…]})'))
-    .argument('<files...>', 'label files')
-    .action(async (files: string[], flags: CommonOptions) => {
+  const labels = program.command('labels').description('address labels from label files and the public record (docs/labels.md)');
+  withCommon(labels.command('import').description('import labels: CSV (address,entity,category,confidence,source[,terms]), JSON ({"labels":[…]}), the OFAC SDN list (sdn.xml), GraphSense TagPacks (YAML files or a directory) or a mining-pool list (pools-v2.json shape); each source the files name replaces its earlier import'))
+    .argument('<files...>', 'label files, TagPack directories')
+    .addOption(new Option('--format <format>', 'the files\' format (default: told by each file\'s extension, else its first bytes)').choices(LABEL_FORMATS))
+    .option('--skip-invalid', 'import the valid labels even when some are rejected (by default a rejected row imports nothing)')
+    .option('--terms <text>', 'terms or licence of labels whose source states none (a label file\'s rows without terms, a pool list, a TagPack without license)')
+    .action(async (files: string[], flags: CommonOptions & { format?: LabelFormat; skipInvalid?: boolean; terms?: string }) => {
       const config = resolveConfig(flags);
       const { importLabels, importSummary } = await import('./analysis/labels.js');
-      const result = await withDb(config, (db) => importLabels(db, files, config.network), true);
+      const result = await withDb(config, (db) => importLabels(db, files, config.network, { format: flags.format, skipInvalid: flags.skipInvalid, terms: flags.terms }), true);
       for (const r of result.rejected) log(`rejected ${r.file}:${r.line}: ${r.reason}`);
       log(importSummary(result));
-      if (result.rejected.length > 0) {
-        log(`labels: ${result.imported > 0 ? `the ${result.imported} valid rows were imported; ` : ''}fix the rejected rows and import again (rows are upserted, so repeating the valid ones is harmless)`);
+      if (!result.written) {
+        log('labels: nothing was imported; fix the rejected rows and import again, or pass --skip-invalid to import the valid ones');
         process.exitCode = 1;
       }
     });

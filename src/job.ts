@@ -25,6 +25,8 @@ export interface JobOptions extends SourceOptions {
   layout?: Layout;
   hostBudget?: HostBudget;
   labels?: string[];
+  /** Import the valid labels even when some are rejected (ImportOptions.skipInvalid). */
+  skipInvalidLabels?: boolean;
   log: (line: string) => void;
   progress?: Progress;
 }
@@ -50,9 +52,10 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
       const simLabels = join(simTruthDir(config.dbPath), SIM_LABELS_FILE);
       if (config.network.name === 'sim' && existsSync(simLabels)) labelFiles.unshift(simLabels);
       if (labelFiles.length > 0) {
-        const labels = await importLabels(db, labelFiles, config.network);
+        const labels = await importLabels(db, labelFiles, config.network, { skipInvalid: opts.skipInvalidLabels });
         for (const r of labels.rejected) opts.log(`labels: rejected ${r.file}:${r.line}: ${r.reason}`);
         opts.log(importSummary(labels));
+        if (!labels.written) throw new Error('labels were rejected and nothing was imported; fix them, or pass --skip-invalid-labels');
       }
       await analyze(db, { horizon: opts.horizon, memoryLimitMb: opts.memoryLimitMb, log: opts.log });
       const exported = await exportRelease(db, {

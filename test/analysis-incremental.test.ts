@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyze, DERIVED_TABLES, ensureLabelsTable, recomputedFrom, type AnalyzeOptions } from '../src/analysis/analyze.js';
+import { analyze, DERIVED_TABLES, recomputedFrom, type AnalyzeOptions } from '../src/analysis/analyze.js';
 import { createSimSource, type SimSource } from '../src/chain/sim/index.js';
 import { scanChain } from '../src/store/scan.js';
 import { Db } from '../src/store/db.js';
@@ -68,9 +68,8 @@ describe('an analysis continuing the published one', () => {
     expect(await advance(2_401, now + 150)).toBe(2_401);
     expect(await advance(2_501, now + 15_150)).toBe(2_402);
     for (const db of [continuing, full]) {
-      await ensureLabelsTable(db);
       const old = await db.all<{ address: string }>('SELECT DISTINCT address FROM pegouts WHERE height < 2000 AND address IS NOT NULL ORDER BY address LIMIT 3');
-      for (const { address } of old) await db.exec("INSERT OR REPLACE INTO labels VALUES ($1, 'Coinbarn', 'exchange', 0.9, 'test', 0)", [address]);
+      for (const { address } of old) await db.exec("INSERT OR REPLACE INTO labels (address, entity, category, confidence, source_kind, source_key, source, imported_at) VALUES ($1, 'Coinbarn', 'exchange', 0.9, 'file', 'test', 'test', 0)", [address]);
     }
     expect(await advance(2_501, now + 15_300)).toBe(2_502);
     expect(await advance(2_800, now + 60_000)).toBe(2_502);

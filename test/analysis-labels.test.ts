@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { importLabels, importSummary, MAX_ENTITY_CHARS, MAX_SOURCE_CHARS, type ImportResult } from '../src/analysis/labels.js';
+import { importLabels, importSummary, type ImportOptions, type ImportResult } from '../src/analysis/labels.js';
+import { MAX_ENTITY_CHARS, MAX_SOURCE_CHARS } from '../src/analysis/label-check.js';
 import { LABEL_CATEGORY_NAMES } from '../src/domain/model.js';
 import { NETWORKS } from '../src/domain/network.js';
 import { Db } from '../src/store/db.js';
@@ -29,9 +30,13 @@ const entry = (fields: Record<string, unknown>) => ({ address: EXCHANGE, entity:
 let db: Db | undefined;
 afterEach(() => { db?.close(); db = undefined; });
 
+/** The checks are what these tests look at: the valid rows are imported beside the rejected ones (--skip-invalid). */
 async function importFiles(...files: string[]): Promise<ImportResult> {
+  return importWith({ skipInvalid: true }, ...files);
+}
+async function importWith(opts: ImportOptions, ...files: string[]): Promise<ImportResult> {
   db = await Db.open(':memory:');
-  return importLabels(db, files, NETWORKS.sim);
+  return importLabels(db, files, NETWORKS.sim, opts);
 }
 /** [line, reason] of each rejection. */
 const reasons = (result: ImportResult): [number, string][] => result.rejected.map((r) => [r.line, r.reason]);
@@ -51,9 +56,9 @@ describe('importLabels', () => {
     expect(result.imported).toBe(2);
     expect(result.ignored).toBe(1);
     expect(result.rejected).toEqual([
-      { file: csv, line: 4, reason: `address "${MAINNET}" is not a valid sim address` },
-      { file: csv, line: 5, reason: `unknown category "wizard"; allowed: ${LABEL_CATEGORY_NAMES.join(', ')}` },
-      { file: csv, line: 6, reason: `confidence 1.5 is outside 0..1; ${ALLOWED_CONFIDENCE}` },
+      { file: csv, line: 4, reason: `address "${MAINNET}" is not a valid sim address`, cause: 'address' },
+      { file: csv, line: 5, reason: `unknown category "wizard"; allowed: ${LABEL_CATEGORY_NAMES.join(', ')}`, cause: 'category' },
+      { file: csv, line: 6, reason: `confidence 1.5 is outside 0..1; ${ALLOWED_CONFIDENCE}`, cause: 'confidence' },
     ]);
     expect(await db!.all('SELECT address, entity, category, confidence, source FROM labels ORDER BY address')).toEqual([
       { address: EXCHANGE, entity: 'Big Exchange, Inc.', category: 'exchange', confidence: 0.95, source: 'manual' },
@@ -65,22 +70,25 @@ describe('importLabels', () => {
     const rows = Array.from({ length: 2_000 }, (_, i) => `${EXCHANGE},Exchange ${i},exchange,0.9,feed`);
     const result = await importFiles(csvFile(...rows, `${MINER},Miner,pool,0.8,feed`, `${EXCHANGE},Exchange other source,exchange,0.5,other`));
     expect(result).toMatchObject({ imported: 3, duplicates: 1_999, rejected: [] });
-    expect(importSummary(result)).toBe('labels: 3 imported, 1999 duplicate rows (an address and source given again; the last row of each wins), 0 placeholders ignored, 0 rejected');
+    expect(importSummary(result)).toBe('labels: 3 imported, 0 replaced, 0 removed, 0 rejected, 0 skipped for another currency, '
+      + '1999 duplicate rows (a label given again; the last row of each wins)');
     expect(await db!.all("SELECT entity FROM labels WHERE source = 'feed' AND address = $1", [EXCHANGE])).toEqual([{ entity: 'Exchange 1999' }]);
   });
 
-  it('reads JSON labels with the line each entry starts on and upserts by address and source', async () => {
+  it('reads JSON labels with the line each entry starts on and replaces the labels of each source it names', async () => {
     db = await Db.open(':memory:');
-    await importLabels(db, [csvFile(`${EXCHANGE},Old Name,exchange,0.5,feed`)], NETWORKS.sim);
+    await importLabels(db, [csvFile(`${EXCHANGE},Old Name,exchange,0.5,feed`, `${MINER},Gone,pool,0.5,feed`, `${MINER},Kept,pool,0.5,another`)], NETWORKS.sim);
     const json = jsonFile([
       entry({ entity: 'New Name' }),
       entry({ address: 'not-an-address' }),
       entry({ address: MINER, category: 'mixer', confidence: -0.1 }),
     ]);
-    const result = await importLabels(db, [json], NETWORKS.sim);
-    expect(result.imported).toBe(1);
+    const result = await importLabels(db, [json], NETWORKS.sim, { skipInvalid: true });
+    expect(result).toMatchObject({ imported: 1, replaced: 1, removed: 1, written: true });
     expect(result.rejected.map((r) => [r.line, r.reason.split(' ')[0]])).toEqual([[10, 'address'], [17, 'confidence']]);
-    expect(await db.all('SELECT entity, confidence FROM labels')).toEqual([{ entity: 'New Name', confidence: 0.9 }]);
+    expect(await db.all('SELECT entity, confidence, source FROM labels ORDER BY source')).toEqual([
+      { entity: 'Kept', confidence: 0.5, source: 'another' }, { entity: 'New Name', confidence: 0.9, source: 'feed' },
+    ]);
   });
 
   it('rejects a CSV file without the header, naming the required columns', async () => {
@@ -143,7 +151,7 @@ describe('importLabels validates strictly (defect 3.6)', () => {
       'source must be text (a JSON string), got an object',
       'address must be text (a JSON string), got a number',
       'category must be text (a JSON string), got an array',
-      'unknown field "extra"; allowed: address, entity, category, confidence, source',
+      'unknown field "extra"; allowed: address, entity, category, confidence, source, terms',
       'each entry of "labels" must be an object {address, entity, category, confidence, source}, got a string',
       'each entry of "labels" must be an object {address, entity, category, confidence, source}, got null',
     ]);
@@ -218,7 +226,7 @@ describe('importLabels validates strictly (defect 3.6)', () => {
 
   it('rejects unknown or repeated CSV columns instead of ignoring a misspelt one', async () => {
     const unknown = await importFiles(file('typo.csv', `${HEADER},sorce\n${EXCHANGE},A,exchange,0.9,x,y\n`));
-    expect(reasons(unknown)).toEqual([[1, 'unknown column "sorce" in the header; allowed: address, entity, category, confidence, source']]);
+    expect(reasons(unknown)).toEqual([[1, 'unknown column "sorce" in the header; allowed: address, entity, category, confidence, source, terms']]);
     db?.close();
     const twice = await importFiles(file('twice.csv', `${HEADER},entity\n`));
     expect(reasons(twice)).toEqual([[1, 'the header names the column entity twice']]);
@@ -226,17 +234,29 @@ describe('importLabels validates strictly (defect 3.6)', () => {
 });
 
 describe('pegscope labels import', () => {
-  it('exits 1 when any row was rejected, still importing the valid rows', async () => {
+  it('exits 1 and imports nothing when any row was rejected; --skip-invalid imports the valid rows', async () => {
     const dbPath = join(dir, 'cli.duckdb');
-    // labels import needs the database scan creates.
     (await Db.open(dbPath)).close();
     const csv = csvFile(`${EXCHANGE},Good,exchange,0.9,cli`, `${MINER},Bad,exchange,0x1,cli`);
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/bin.ts', 'labels', 'import', '--network', 'sim', '--db', dbPath, csv], { encoding: 'utf8' });
+    const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/bin.ts', 'labels', 'import', '--network', 'sim', '--db', dbPath, ...args], { encoding: 'utf8' });
+    const run = cli(csv);
     expect(run.stderr).toContain(`rejected ${csv}:3: confidence "0x1" is not a plain decimal number`);
-    expect(run.stderr).toContain('labels: 1 imported, 0 placeholders ignored, 1 rejected');
-    expect(run.stderr).toContain('the 1 valid rows were imported');
+    expect(run.stderr).toContain('labels: 0 imported, 0 replaced, 0 removed, 1 rejected (1 confidence), 0 skipped for another currency; nothing was imported');
+    expect(run.stderr).toContain('pass --skip-invalid to import the valid ones');
     expect(run.status).toBe(1);
-    const clean = spawnSync(process.execPath, ['--import', 'tsx', 'src/bin.ts', 'labels', 'import', '--network', 'sim', '--db', dbPath, csvFile(`${MINER},Pool,pool,0.8,cli`)], { encoding: 'utf8' });
-    expect(clean.status).toBe(0);
+    const stored = async () => { const db = await Db.open(dbPath); try { return await db.all('SELECT entity FROM labels'); } finally { db.close(); } };
+    expect(await stored()).toEqual([]);
+    const skipping = cli('--skip-invalid', csv);
+    expect(skipping.stderr).toContain('labels: 1 imported, 0 replaced, 0 removed, 1 rejected (1 confidence), 0 skipped for another currency');
+    expect(skipping.status).toBe(0);
+    expect(await stored()).toEqual([{ entity: 'Good' }]);
+  });
+
+  it('tells the format by extension or first bytes, and refuses a file it cannot tell without --format', async () => {
+    const ambiguous = file('labels.txt', `${HEADER}\n${EXCHANGE},A,exchange,0.5,x\n`);
+    await expect(importWith({}, ambiguous)).rejects.toThrow(/cannot tell the format of .*labels\.txt: name it with --format csv\|json\|ofac\|tagpack\|pools/);
+    expect(await db!.all('SELECT * FROM labels')).toEqual([]);
+    db?.close();
+    expect(await importWith({ format: 'csv' }, ambiguous)).toMatchObject({ imported: 1, written: true });
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { analyze, ensureLabelsTable } from '../src/analysis/analyze.js';
+import { analyze } from '../src/analysis/analyze.js';
 import { Db } from '../src/store/db.js';
 import { formatCoin } from '../src/domain/amount.js';
 import { buildAmountCounts, privacyOf, scoreOfSet } from '@pegscope/client';
@@ -176,8 +176,8 @@ describe('reuse, clusters and attribution', () => {
       { txid: txid('hog-reuse'), vout: 1, height: 170, amount: 250_000_000, address: 'C1' },
       { txid: txid('hog-sanct'), vout: 1, height: 180, amount: 300_000_000 - 6_410, address: 'D1' },
     ]);
-    await ensureLabelsTable(d);
-    await d.exec(`INSERT INTO labels VALUES ('S1', 'Bad Actor', 'sanctioned', 1.0, 'test', 0), ('X1', 'BigExchange', 'exchange', 0.9, 'test', 0)`);
+    await d.exec(`INSERT INTO labels (address, entity, category, confidence, source_kind, source_key, source, imported_at)
+      VALUES ('S1', 'Bad Actor', 'sanctioned', 1.0, 'file', 'test', 'test', 0), ('X1', 'BigExchange', 'exchange', 0.9, 'file', 'test', 'test', 0)`);
   }
 
   it('records a peg-out to an address that funded a peg-in', async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Db } from '../src/store/db.js';
 import { createSimSource, type SimSource } from '../src/chain/sim/index.js';
 import { scanChain } from '../src/store/scan.js';
-import { analyze, ensureLabelsTable } from '../src/analysis/analyze.js';
+import { analyze } from '../src/analysis/analyze.js';
 import { exportRelease, type ExportOptions, type ExportResult } from '../src/export/export.js';
 import type { Layout } from '../src/export/ranges.js';
 import { NO_HOST_BUDGET } from '../src/export/ranges.js';
@@ -109,8 +109,7 @@ describe.each<Layout>(['ranges', 'files'])('incremental export (%s layout)', (la
     const old = await db.all<{ address: string }>(
       'SELECT DISTINCT address FROM pegouts WHERE height < $1 AND address IS NOT NULL ORDER BY address LIMIT 3', [2_000]);
     expect(old.length).toBeGreaterThan(0);
-    await ensureLabelsTable(db);
-    for (const { address } of old) await db.exec("INSERT OR REPLACE INTO labels VALUES ($1, 'Coinbarn', 'exchange', 0.9, 'test', 0)", [address]);
+    for (const { address } of old) await db.exec("INSERT OR REPLACE INTO labels (address, entity, category, confidence, source_kind, source_key, source, imported_at) VALUES ($1, 'Coinbarn', 'exchange', 0.9, 'file', 'test', 'test', 0)", [address]);
     await analyze(db, { now: now + 15_300, horizon: HORIZON });
     const labelled = await exportBoth(db, layout, layout);
     // A chain partition whose blocks are all analysed leaves the analysis out of its metadata, so a new analysis of the same chain carries it over.

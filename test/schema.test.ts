@@ -70,6 +70,21 @@ describe('schema version', () => {
     expect(await layout(old)).toEqual(await layout(fresh));
   });
 
+  it('a version-1 database keeps its labels as labels of a label file, keyed by their source', async () => {
+    const path = dbPath();
+    // Version 1 made the labels table on first use (the old labels.sql).
+    await writeRaw(path, `${readFixture('schema-v1.sql')}${OLD_ROWS}
+      CREATE TABLE labels (address VARCHAR NOT NULL, entity VARCHAR NOT NULL, category VARCHAR NOT NULL, confidence DOUBLE NOT NULL,
+        source VARCHAR NOT NULL, imported_at BIGINT NOT NULL, PRIMARY KEY (address, source));
+      INSERT INTO labels VALUES ('rltc1qx', 'Coinbarn', 'exchange', 0.9, 'feed', 1700000000);`);
+    const old = await openDb(path);
+    expect(await old.all('SELECT * FROM labels')).toEqual([{
+      address: 'rltc1qx', entity: 'Coinbarn', category: 'exchange', confidence: 0.9, source_kind: 'file', source_key: 'feed', source: 'feed',
+      terms: null, details: null, imported_at: 1700000000n,
+    }]);
+    expect(await layout(old)).toEqual(await layout(await openDb(dbPath())));
+  });
+
   it('a database of a newer pegscope is refused with both versions and what to do, and left untouched', async () => {
     const path = dbPath();
     const db = await openDb(path);

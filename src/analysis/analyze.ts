@@ -75,16 +75,11 @@ async function asOfHeight(db: Db): Promise<number> {
   return row?.h ?? 0;
 }
 
-export async function ensureLabelsTable(db: Db): Promise<void> {
-  await db.exec(readSql(import.meta.url, 'labels.sql'));
-}
-
 export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<AnalyzeResult> {
   const log = opts.log ?? (() => undefined);
   const params: AnalysisParams = {
     ...DEFAULT_PARAMS, ...(opts.tolerance ? { tol: opts.tolerance } : {}), ...(opts.horizon ? { horizon_blocks: opts.horizon } : {}), ...opts.params,
   };
-  await ensureLabelsTable(db);
   const height = await asOfHeight(db);
   const updatedAt = opts.now ?? Math.floor(Date.now() / 1000);
   const model = modelSqlValues(params);

@@ -30,6 +30,7 @@ const attribution = nullable(obj({
   via: { enum: ['direct', 'cluster'] },
   confidence,
   cluster_id: nullable({ type: 'string' }),
+  source: { type: 'string', description: 'the label source that won (docs/labels.md): e.g. OFAC SDN 2026-11-20, a TagPack title, a label file\'s source, coinbase' },
 }));
 
 const peginLink = obj({

@@ -15,7 +15,8 @@ export interface PegoutLink {
   pegin_txid: string; pegin_vout: number; pegin_amount: number; pegin_height: number;
   confidence: number; block_gap: number; candidate_count: number; reasons: string[];
 }
-export interface Attribution { entity: string; category: string; via: 'direct' | 'cluster'; confidence: number; cluster_id: string | null }
+/** An address's attribution; `source` is the label source that won (docs/labels.md). */
+export interface Attribution { entity: string; category: string; via: 'direct' | 'cluster'; confidence: number; cluster_id: string | null; source: string }
 export interface PeginNode {
   txid: string; vout: number; block_height: number; block_time: number; amount: number; source_address: string | null;
   input_count: number; inputs: { address: string | null; value: number; attribution: Attribution | null }[];

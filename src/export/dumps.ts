@@ -40,6 +40,7 @@ export const DUMPS: readonly Dump[] = [
   { name: 'pegout_scores', height: 'height', dirtyBy: 'pegout', lists: ['reasons'] },
   { name: 'clusters', height: null, dirtyBy: null, lists: [] },
   { name: 'attribution', height: null, dirtyBy: null, lists: [] },
+  { name: 'labels', height: null, dirtyBy: null, lists: [] },
   { name: 'entity_flows', height: null, dirtyBy: null, lists: [] },
 ];
 

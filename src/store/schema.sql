@@ -53,3 +53,32 @@ CREATE TABLE IF NOT EXISTS pegouts (
   address VARCHAR,
   script_hex VARCHAR NOT NULL
 );
+
+-- Address labels (`pegscope labels import`, docs/labels.md). Not derived:
+-- analyze only reads them. One row per address and source; a source is
+-- identified by its kind and key, and importing it again replaces all its rows.
+CREATE TABLE IF NOT EXISTS labels (
+  address VARCHAR NOT NULL,
+  entity VARCHAR NOT NULL,
+  category VARCHAR NOT NULL,
+  confidence DOUBLE NOT NULL,
+  source_kind VARCHAR NOT NULL, -- file (CSV/JSON), ofac, tagpack or pools
+  source_key VARCHAR NOT NULL,  -- the source within its kind: a file's source value, SDN, a TagPack's title, a pool list's file name
+  source VARCHAR NOT NULL,      -- the source as documents name it (attribution.source), e.g. OFAC SDN 2026-11-20
+  terms VARCHAR,                -- the source's terms or licence; NULL when it states none
+  details VARCHAR,              -- what the source said besides the label (OFAC programs, GraphSense names), NULL when nothing
+  imported_at BIGINT NOT NULL,  -- unix seconds of the import that wrote the label as it stands
+  PRIMARY KEY (address, source_kind, source_key)
+);
+
+-- Coinbase tags of the imported pool lists: analyze labels the payout address
+-- of every block whose coinbase carries one (src/analysis/07_a_labels.sql).
+CREATE TABLE IF NOT EXISTS label_pool_tags (
+  source_key VARCHAR NOT NULL,  -- the pool list's file name
+  source VARCHAR NOT NULL,
+  terms VARCHAR,
+  imported_at BIGINT NOT NULL,
+  pool VARCHAR NOT NULL,
+  tag VARCHAR NOT NULL,
+  PRIMARY KEY (source_key, pool, tag)
+);

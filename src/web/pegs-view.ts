@@ -32,7 +32,8 @@ export function scoreBar(score: number, kind: 'privacy' | 'risk'): HTMLElement {
 export function attributionText(a: Attribution | null): string {
   if (!a) return 'not attributed to any known entity';
   const how = a.via === 'direct' ? 'labelled directly' : 'through its wallet cluster';
-  return `attributed to ${a.entity} (${a.category}), ${how}, confidence ${percent(a.confidence)}`;
+  // The source is a third party's text (a TagPack title, a label file's source): it reaches the page as text, never markup (h()).
+  return `attributed to ${a.entity} (${a.category}), ${how}, confidence ${percent(a.confidence)}, source ${a.source}`;
 }
 
 const reasonsList = (reasons: readonly string[]): Child =>

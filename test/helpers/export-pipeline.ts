@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import { Db } from '../../src/store/db.js';
 import { createSimSource, type SimSource } from '../../src/chain/sim/index.js';
 import { scanChain } from '../../src/store/scan.js';
-import { analyze, ensureLabelsTable } from '../../src/analysis/analyze.js';
+import { analyze } from '../../src/analysis/analyze.js';
 
 /** The real pipeline up to an analysed database: sim chain (tiny) → scan → analyze. */
 export async function analysedDb(path: string, seed: number, to: number, now: number): Promise<{ db: Db; source: SimSource }> {
@@ -23,9 +23,8 @@ export async function scanAndAnalyze(db: Db, source: SimSource, to: number, now:
 
 /** Curated labels whose entity names a spreadsheet would run as formulas. */
 export async function insertHostileLabels(db: Db, addresses: string[]): Promise<void> {
-  await ensureLabelsTable(db);
   for (const [i, address] of addresses.entries()) {
-    await db.exec('INSERT OR REPLACE INTO labels VALUES ($1, $2, $3, 1.0, $4, 0)',
+    await db.exec("INSERT OR REPLACE INTO labels (address, entity, category, confidence, source_kind, source_key, source, imported_at) VALUES ($1, $2, $3, 1.0, 'file', $4, $4, 0)",
       [address, i % 2 ? '@SUM(1+1)' : '=HYPERLINK("http://x","y")', 'exchange', 'test']);
   }
 }
