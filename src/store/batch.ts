@@ -5,8 +5,7 @@
  */
 import { ParseError } from '../chain/bytes.js';
 import { parseBlock } from '../chain/parse.js';
-import type { RawTx } from '../chain/raw-tx.js';
-import type { ChainSource, ParsedBlock, PeginInput } from '../chain/types.js';
+import type { ChainSource, PeginInput } from '../chain/types.js';
 import { blockFromVerboseJson } from '../chain/verbose.js';
 import { resolveInputs, type FetchedBlock, type TxCache } from './inputs.js';
 
