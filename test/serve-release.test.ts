@@ -47,7 +47,9 @@ describe('a release directory removed while serving (3.1)', () => {
     for (const path of [...warm, ...cold]) {
       const res = await get(base, path);
       expect(res.status, path).toBe(503);
-      expect(res.json, path).toEqual({ error: expect.stringMatching(/release r1 is missing/), version: '1' });
+      expect(res.json, path).toEqual({
+        error: expect.stringMatching(/release r1 is missing/), version: '1', ...(path === '/api/health' ? { health: { ok: false } } : {}),
+      });
       expect(res.headers['access-control-allow-origin']).toBe('*');
       expect(res.headers['cache-control']).toBe('no-store');
     }
