@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -29,6 +30,19 @@ describe('layers', () => {
     expect(duckdbModules(graph)).toEqual([]);
     expect(graph.duckdbLibraries).toEqual([]);
   });
+
+  it('the lint fails on an import cycle even when both imports are type-only', async () => {
+    mkdirSync(join(ROOT, '.scratch'), { recursive: true });
+    const dir = mkdtempSync(join(ROOT, '.scratch', 'cycle-'));
+    try {
+      writeFileSync(join(dir, 'a.ts'), "import type { B } from './b.js';\nexport interface A { b: B }\n");
+      writeFileSync(join(dir, 'b.ts'), "import type { A } from './a.js';\nexport interface B { a: A | null }\n");
+      const cruise = promisify(execFile)(process.execPath, ['--import', './scripts/lint-typescript.mjs', 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs', dir, '--config', '.dependency-cruiser.cjs'], { cwd: ROOT });
+      await expect(cruise).rejects.toMatchObject({ stdout: expect.stringMatching(/error no-circular/) });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('the check sees DuckDB where it is loaded: the exporter', async () => {
     const graph = await moduleGraph('src/export/export.ts');

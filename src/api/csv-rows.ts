@@ -1,12 +1,11 @@
 /**
- * The CSV rows of trace and links (SPEC §3), pure: the export, the router and
- * the explorer page (which bundles this for the browser, where the endpoint
- * modules' DuckDB queries cannot go) give the same bytes.
+ * The CSV rows of trace and links (docs/api.md "CSV"), pure: the export, the
+ * router and the explorer page (which bundles this for the browser) give the
+ * same bytes.
  */
 import { ENDPOINTS } from './params.js';
 import { toCsv, type CsvCell } from './csv.js';
-import type { Trace } from './trace.js';
-import type { LinkRecord } from './links.js';
+import type { LinkRecord, Trace } from './documents.js';
 
 /**
  * CSV rows of a trace: one per link, seen from its side; a peg without links

@@ -2,6 +2,7 @@ import { ENDPOINTS, numericParam } from './params.js';
 import { ref, responseSchema } from './common-schema.js';
 import { document, type AnalysisStamp, type Envelope } from './envelope.js';
 import { linksCsvOf } from './csv-rows.js';
+import type { LinkRecord } from './documents.js';
 
 export const spec = ENDPOINTS.links;
 /** How many links data/links.json holds: the largest `limit` (SPEC §3). */
@@ -9,12 +10,7 @@ export const TOP_LINKS = numericParam('links', 'limit').max;
 export const DEFAULT_MIN_CONFIDENCE = numericParam('links', 'min_confidence').default;
 export const DEFAULT_LIMIT = numericParam('links', 'limit').default;
 
-export interface LinkRecord {
-  pegout_txid: string; pegout_vout: number; pegout_height: number; pegout_amount: number;
-  pegout_address: string | null; pegout_entity: string | null; pegout_category: string | null;
-  pegin_txid: string; pegin_vout: number; pegin_height: number; pegin_amount: number;
-  confidence: number; risk_score: number | null; block_gap: number; candidate_count: number; reasons: string[];
-}
+export type { LinkRecord } from './documents.js';
 export type LinksDocument = Envelope & { min_confidence: number; count: number; links: LinkRecord[] };
 
 export const schema = responseSchema('links', 'links', {
