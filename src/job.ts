@@ -12,6 +12,8 @@ import { Db } from './store/db.js';
 import { scanChain } from './store/scan.js';
 import { DEFAULT_KEEP_RELEASES } from './domain/model.js';
 import { SIM_LABELS_FILE } from './chain/sim/index.js';
+import { recordEvents } from './notify/record.js';
+import { DELIVERY_BUDGET_MS, deliverDue, nextDue, summaryLine, type DeliveryOptions } from './notify/deliver.js';
 
 export interface JobOptions extends SourceOptions {
   to?: number;
@@ -25,9 +27,14 @@ export interface JobOptions extends SourceOptions {
   layout?: Layout;
   hostBudget?: HostBudget;
   labels?: string[];
+  /** Webhooks may go to loopback and private addresses (--allow-private-webhooks). */
+  allowPrivateWebhooks?: boolean;
+  /** Delivery's retry policy, limits and clock (tests); the defaults of notify/deliver.ts otherwise. */
+  delivery?: Omit<DeliveryOptions, 'allowPrivate' | 'log' | 'deadline'>;
   log: (line: string) => void;
   progress?: Progress;
 }
+
 
 export interface JobResult {
   scannedTo: number;
@@ -58,6 +65,7 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
       const exported = await exportRelease(db, {
         outDir: config.outDir, keep: opts.keep ?? DEFAULT_KEEP_RELEASES, layout: opts.layout, hostBudget: opts.hostBudget, memoryLimitMb: opts.memoryLimitMb, progress, log: opts.log,
       });
+      await notifyWatches(db, config, opts);
       return { scannedTo: scan.toHeight, newBlocks: scan.blocks, releaseId: exported.releaseId, files: exported.files };
     } finally {
       db.close();
@@ -66,6 +74,64 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
   } finally {
     release();
   }
+}
+
+const deliveryOptions = (opts: JobOptions, deadline: number): DeliveryOptions =>
+  ({ ...opts.delivery, allowPrivate: opts.allowPrivateWebhooks ?? false, log: opts.log, deadline });
+
+/** After a release is published: records what is new for the watchlist, then attempts every due delivery for a bounded time. */
+async function notifyWatches(db: Db, config: ResolvedConfig, opts: JobOptions): Promise<void> {
+  const now = opts.delivery?.now ?? Date.now;
+  const recorded = await recordEvents(db, config.network.name, now());
+  if (recorded.events + recorded.retracted + recorded.cancelled > 0) {
+    opts.log(`notify: ${recorded.events} new events, ${recorded.retracted} retracted by a reorg${recorded.cancelled ? `, ${recorded.cancelled} dropped unsent (their block is gone)` : ''}`);
+  }
+  const delivered = await deliverDue(db, deliveryOptions(opts, now() + DELIVERY_BUDGET_MS));
+  if (delivered.delivered + delivered.retrying + delivered.failed + delivered.deferred > 0) opts.log(summaryLine(delivered));
+}
+
+/** Waits at most this long between two looks at the outbox while --every waits for its next run. */
+const DELIVERY_POLL_MS = 5_000;
+
+/**
+ * --every between runs: attempts each network's due deliveries until `until`
+ * (unix ms), waking when the next one is due. A network whose job lock is
+ * taken (a run, `watch deliver`) is skipped this time.
+ */
+export async function deliverUntil(configs: readonly ResolvedConfig[], opts: JobOptions, until: number, stop: AbortSignal): Promise<void> {
+  const now = opts.delivery?.now ?? Date.now;
+  while (!stop.aborted && now() < until) {
+    let wake = until;
+    for (const config of configs) {
+      const own = logFor(config, configs, opts);
+      try {
+        const release = acquireJobLock(config.dbPath);
+        try {
+          const db = await Db.open(config.dbPath);
+          try {
+            const delivered = await deliverDue(db, deliveryOptions(own, until));
+            if (delivered.delivered + delivered.retrying + delivered.failed > 0) own.log(summaryLine(delivered));
+            wake = Math.min(wake, (await nextDue(db)) ?? until);
+          } finally {
+            db.close();
+          }
+        } finally {
+          release();
+        }
+      } catch (err) {
+        own.log(`notify: delivery skipped this time: ${(err as Error).message}`);
+      }
+    }
+    await sleep(Math.min(Math.max(wake - now(), 0), DELIVERY_POLL_MS), stop);
+  }
+}
+
+function sleep(ms: number, stop: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void { clearTimeout(timer); stop.removeEventListener('abort', done); resolve(); }
+    stop.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** The job's log for one of several networks: each line says which. */
@@ -123,11 +189,8 @@ export async function runJobsEvery(configs: readonly ResolvedConfig[], opts: Job
           own.log(`job failed: ${(err as Error).message}; the last good release stays published; retrying in ${every}`);
         }
       }
-      const wait = Math.max(0, intervalMs - (Date.now() - started));
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
-        controller.signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
-      });
+      // Deliveries keep going while the next run waits; the run starts on time.
+      await deliverUntil(configs, opts, started + intervalMs, controller.signal);
     }
   } finally {
     process.off('SIGINT', abort);
