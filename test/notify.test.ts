@@ -51,7 +51,8 @@ async function addWatch(address: string, url: string, ...more: string[]): Promis
 
 /** The id the contract derives: from (watch, type, txid, vout), and a link's peg-in. */
 const idOf = (...parts: (string | number)[]): string => `evt_${createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32)}`;
-const coins = (litoshi: number): string => `${Math.trunc(litoshi / 1e8)}.${String(litoshi % 1e8).padStart(8, '0')}`;
+/** Coins as the API writes them: exact, trailing zeros trimmed. */
+const coins = (litoshi: number): string => `${Math.trunc(litoshi / 1e8)}.${String(litoshi % 1e8).padStart(8, '0')}`.replace(/\.?0+$/, '');
 
 async function withDb<T>(work: (db: Db) => Promise<T>): Promise<T> {
   const db = await Db.open(config.dbPath);
