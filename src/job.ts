@@ -90,39 +90,47 @@ async function notifyWatches(db: Db, config: ResolvedConfig, opts: JobOptions): 
   if (delivered.delivered + delivered.retrying + delivered.failed + delivered.deferred > 0) opts.log(summaryLine(delivered));
 }
 
-/** Waits at most this long between two looks at the outbox while --every waits for its next run. */
-const DELIVERY_POLL_MS = 5_000;
+/** A network whose delivery was skipped (its job lock taken, its database busy) is tried again this much later. */
+const DELIVERY_RETRY_MS = 5_000;
 
 /**
  * --every between runs: attempts each network's due deliveries until `until`
- * (unix ms), waking when the next one is due. A network whose job lock is
- * taken (a run, `watch deliver`) is skipped this time.
+ * (unix ms), then sleeps until the next one is due. Only a run records new
+ * events, so nothing else can become due meanwhile. A network without a
+ * database yet has nothing to deliver; one whose lock is taken (`watch
+ * deliver`) is tried again shortly.
  */
 export async function deliverUntil(configs: readonly ResolvedConfig[], opts: JobOptions, until: number, stop: AbortSignal): Promise<void> {
   const now = opts.delivery?.now ?? Date.now;
   while (!stop.aborted && now() < until) {
     let wake = until;
-    for (const config of configs) {
+    for (const config of configs.filter((c) => existsSync(c.dbPath))) {
       const own = logFor(config, configs, opts);
       try {
-        const release = acquireJobLock(config.dbPath);
-        try {
-          const db = await Db.open(config.dbPath);
-          try {
-            const delivered = await deliverDue(db, deliveryOptions(own, until));
-            if (delivered.delivered + delivered.retrying + delivered.failed > 0) own.log(summaryLine(delivered));
-            wake = Math.min(wake, (await nextDue(db)) ?? until);
-          } finally {
-            db.close();
-          }
-        } finally {
-          release();
-        }
+        wake = Math.min(wake, await deliverOnce(config, own, until));
       } catch (err) {
         own.log(`notify: delivery skipped this time: ${(err as Error).message}`);
+        wake = Math.min(wake, now() + DELIVERY_RETRY_MS);
       }
     }
-    await sleep(Math.min(Math.max(wake - now(), 0), DELIVERY_POLL_MS), stop);
+    await sleep(Math.max(wake - now(), 0), stop);
+  }
+}
+
+/** One delivery pass over a network's outbox under its job lock; returns when its next delivery is due (`until` when none is). */
+async function deliverOnce(config: ResolvedConfig, opts: JobOptions, until: number): Promise<number> {
+  const release = acquireJobLock(config.dbPath);
+  try {
+    const db = await Db.open(config.dbPath);
+    try {
+      const delivered = await deliverDue(db, deliveryOptions(opts, until));
+      if (delivered.delivered + delivered.retrying + delivered.failed > 0) opts.log(summaryLine(delivered));
+      return (await nextDue(db)) ?? until;
+    } finally {
+      db.close();
+    }
+  } finally {
+    release();
   }
 }
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../src/cli.js';
 import { resolveConfig } from '../src/config.js';
-import { runJob, type JobOptions } from '../src/job.js';
+import { deliverUntil, runJob, type JobOptions } from '../src/job.js';
 import { silentProgress } from '../src/progress.js';
 import { Db } from '../src/store/db.js';
 import { deliverDue } from '../src/notify/deliver.js';
@@ -162,6 +162,34 @@ describe('watchlist on the simulated chain', () => {
       expect(flaky.received.map((r) => r.id).sort()).toEqual(ids.flatMap((id) => [id, id, id]).sort());
       const listed = (await withDb(listWatches)).find((w) => w.id === early.id)!;
       expect([listed.pending, listed.delivered, listed.failed]).toEqual([0n, BigInt(ids.length), 0n]);
+    } finally {
+      await flaky.close();
+    }
+  }, 60_000);
+
+  it('job --every delivers between runs: a retry due before the next run is made then', async () => {
+    const once = new Set<string>();
+    const flaky = await startReceiver((_n, req) => {
+      const id = String(req.headers['webhook-id']);
+      if (once.has(id)) return 200;
+      once.add(id);
+      return 500;
+    });
+    try {
+      const watch = await addWatch(EARLY, flaky.url, '--since', '0');
+      const retry = { delayMs: () => 300, windowMs: 60_000 };
+      await withDb(async (db) => {
+        await recordEvents(db, 'sim', Date.now());
+        expect((await deliverDue(db, { allowPrivate: true, log: () => undefined, retry })).retrying).toBeGreaterThan(0);
+      });
+      const until = Date.now() + 2_000;
+      await deliverUntil([config], { ...job, delivery: { retry } }, until, new AbortController().signal);
+      expect(Date.now()).toBeGreaterThanOrEqual(until);
+      const delivered = flaky.received.filter((r) => r.at < until);
+      expect(delivered.length).toBe(2 * once.size);
+      const listed = (await withDb(listWatches)).find((w) => w.id === watch.id)!;
+      expect([listed.pending, listed.delivered]).toEqual([0n, BigInt(once.size)]);
+      await cli(['watch', 'remove', watch.id]);
     } finally {
       await flaky.close();
     }
