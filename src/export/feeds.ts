@@ -19,12 +19,12 @@ const JSON_FEED_VERSION = 'https://jsonfeed.org/version/1.1';
 
 /** Newest links at or above $1, with their peg-out's block time; ties in a stable order. */
 const FEED_LINKS = `SELECT l.pegout_txid, l.pegout_vout, l.pegout_height, l.pegout_amount, l.pegin_txid, l.pegin_vout, l.pegin_height, l.pegin_amount, l.confidence, b.time
-  FROM a_links l JOIN blocks b ON b.height = l.pegout_height
+  FROM a_links l JOIN analysed_blocks b ON b.height = l.pegout_height
   WHERE l.confidence >= $1
   ORDER BY l.pegout_height DESC, l.pegout_txid, l.pegout_vout, l.pegin_txid, l.pegin_vout LIMIT $2`;
 /** Newest peg-outs at or above risk $1. */
 const FEED_RISK = `SELECT o.txid, o.vout, o.height, o.amount, o.address, o.block_time AS time, s.risk_score, s.reasons
-  FROM a_pegout_scores s JOIN pegouts o USING (txid, vout)
+  FROM a_pegout_scores s JOIN analysed_pegouts o USING (txid, vout)
   WHERE s.risk_score >= $1
   ORDER BY o.height DESC, o.txid, o.vout LIMIT $2`;
 
