@@ -1,8 +1,8 @@
 // `npm run lint` (dependency half): the layers of docs/architecture.md. Data flows
-// chain → store → analysis → export → serve; a stage may import the stages before it, never
-// one after it. DuckDB stays on the batch side: the router, the wallet client, the explorer page
+// chain → store → analysis → export → notify → serve; a stage may import the stages before it, never
+// one after it (notify reads what the job published and the watchlist; nothing before it knows of it). DuckDB stays on the batch side: the router, the wallet client, the explorer page
 // and what they share (api, domain) never reach it. test/layers.test.ts checks the same at run time.
-const STAGES = ['chain', 'store', 'analysis', 'export', 'serve'];
+const STAGES = ['chain', 'store', 'analysis', 'export', 'notify', 'serve'];
 
 /** A stage never imports a later stage. */
 const noLaterStage = STAGES.slice(0, -1).map((stage, i) => ({
@@ -21,7 +21,7 @@ module.exports = {
       comment: 'the router answers from release files: it imports none of the batch stages',
       severity: 'error',
       from: { path: '^src/serve/' },
-      to: { path: '^src/(chain|store|analysis|export)/' },
+      to: { path: '^src/(chain|store|analysis|export|notify)/' },
     },
     {
       name: 'no-duckdb-outside-batch',

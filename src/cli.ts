@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Command, CommanderError, Option } from 'commander';
 import { remoteText } from './chain/errors.js';
@@ -163,14 +163,15 @@ export function buildProgram(): Command {
       await withDb(config, (db) => exportRelease(db, { outDir: config.outDir, ...releaseOptions(flags), memoryLimitMb: flags.memoryLimit, progress: consoleProgress(), log }), true);
     });
 
-  withMemory(withAnalysis(withRelease(withSource(withNode(withCommon(program.command('job').description('scan + analyze + export; --every repeats it')))))))
+  withWebhooks(withMemory(withAnalysis(withRelease(withSource(withNode(withCommon(program.command('job').description('scan + analyze + export (+ notify the watchlist); --every repeats it'))))))))
     .option('--every <duration>', 'repeat every duration (30s, 5m, 1h); one run at a time; with --config each run does every network in turn')
     .option('--labels <files...>', 'label files to import before analysing, their format told by each file (docs/labels.md); a rejected row fails the run')
     .option('--skip-invalid-labels', 'import the valid labels of --labels even when some are rejected')
     .option('--config <file>', 'run every network of a config file in turn, one after the other (docs/deploy.md)')
-    .action(async (flags: SourceFlags & JobOptions & ReleaseFlags & MemoryFlags & { every?: string; config?: string; horizon: number }) => {
+    .action(async (flags: SourceFlags & JobOptions & ReleaseFlags & MemoryFlags & WebhookFlags & { every?: string; config?: string; horizon: number }) => {
       const configs = flags.config ? loadConfigFile(flags.config).map((site) => site.config) : [resolveConfig(flags)];
-      const options: JobOptions = { ...sourceOptions(flags), to: flags.to, allowSyncing: flags.allowSyncing, horizon: flags.horizon, memoryLimitMb: flags.memoryLimit, ...releaseOptions(flags), labels: flags.labels, skipInvalidLabels: flags.skipInvalidLabels, log };
+      const options: JobOptions = { ...sourceOptions(flags), to: flags.to, allowSyncing: flags.allowSyncing, horizon: flags.horizon, memoryLimitMb: flags.memoryLimit, ...releaseOptions(flags), labels: flags.labels,
+        skipInvalidLabels: flags.skipInvalidLabels, allowPrivateWebhooks: allowPrivateWebhooks(flags), log };
       const { runJobs, runJobsEvery } = await import('./job.js');
       await (flags.every ? runJobsEvery(configs, options, flags.every) : runJobs(configs, options));
     });
@@ -218,6 +219,8 @@ export function buildProgram(): Command {
       }
     });
 
+  addWatchCommands(program);
+
   program.command('verify').description('check a release directory against its manifest.json: every listed file with its size and sha256, nothing else; exit status 0 ok, 1 problems found, 2 not a release directory')
     .argument('<dir>', 'a release directory: out/<network>/current, releases/<id>, or a mirror\'s copy')
     .action(async (dir: string) => {
@@ -237,6 +240,105 @@ export function buildProgram(): Command {
     });
 
   return program;
+}
+
+interface WebhookFlags { allowPrivateWebhooks?: boolean }
+
+/** Where webhooks may go: public addresses only, unless the flag or PEGSCOPE_ALLOW_PRIVATE_WEBHOOKS=1 allows loopback and private ones. */
+function withWebhooks(cmd: Command): Command {
+  return cmd.option('--allow-private-webhooks', 'let webhooks go to loopback, private and link-local addresses (env PEGSCOPE_ALLOW_PRIVATE_WEBHOOKS=1; docs/notifications.md)');
+}
+
+const allowPrivateWebhooks = (flags: WebhookFlags): boolean => flags.allowPrivateWebhooks === true || process.env.PEGSCOPE_ALLOW_PRIVATE_WEBHOOKS === '1';
+
+function parseConfidence(text: string): number {
+  const value = Number(text);
+  if (!/^(?:0(?:\.\d+)?|1(?:\.0+)?|\.\d+)$/.test(text) || !(value >= 0 && value <= 1)) throw new UsageError(`--min-confidence must be a number from 0 to 1, got "${text}"`);
+  return value;
+}
+
+function readSecretFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    throw new UsageError(`--secret-file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+  }
+}
+
+/** `pegscope watch …`: the watchlist in the database (docs/notifications.md). */
+function addWatchCommands(program: Command): void {
+  const print = (line: string) => { process.stdout.write(`${terminal(line)}\n`); };
+  const watch = program.command('watch').description('a watchlist of addresses whose peg-ins, peg-outs, links and attribution are sent to signed webhooks (docs/notifications.md)');
+
+  withWebhooks(withCommon(watch.command('add').description('watch an address: prints the watch id and its whsec_ signing secret (shown only this once)')))
+    .argument('<address>', 'the address to watch')
+    .requiredOption('--webhook <url>', 'http(s) URL events are POSTed to')
+    .option('--label <label>', 'a name events carry')
+    .option('--min-confidence <x>', 'links at or above this confidence are reported (default 0.5)', parseConfidence)
+    .option('--since <height>', 'report facts in blocks from this height on (default: blocks after the scanned tip)', parseInteger('--since', 0, MAX_HEIGHT))
+    .option('--secret-file <file>', 'use the whsec_ secret in this file instead of a new one')
+    .action(async (address: string, flags: CommonOptions & WebhookFlags & { webhook: string; label?: string; minConfidence?: number; since?: number; secretFile?: string }) => {
+      const config = resolveConfig(flags);
+      const secret = flags.secretFile === undefined ? undefined : readSecretFile(flags.secretFile);
+      const { addWatch } = await import('./notify/watchlist.js');
+      const added = await withDb(config, (db) => addWatch(db, config.network, {
+        address, url: flags.webhook, label: flags.label, minConfidence: flags.minConfidence, since: flags.since, secret, allowPrivate: allowPrivateWebhooks(flags),
+      }, Date.now()), true);
+      print(`watch ${added.id} on ${address}: events from height ${added.since}`);
+      if (secret === undefined) print(`secret ${added.secret}`);
+    });
+
+  withCommon(watch.command('list').description('the watches, with their deliveries pending, delivered and failed (never their secrets)'))
+    .action(async (flags: CommonOptions) => {
+      const config = resolveConfig(flags);
+      const { listWatches } = await import('./notify/watchlist.js');
+      const { originOf } = await import('./notify/target.js');
+      const watches = await withDb(config, (db) => listWatches(db));
+      if (watches.length === 0) print('no watches; add one with `pegscope watch add ADDRESS --webhook URL`');
+      for (const w of watches) {
+        print(`${w.id} ${w.address} → ${originOf(new URL(w.url))}${w.label ? ` "${w.label}"` : ''} min-confidence ${w.min_confidence} since ${w.since_height}: `
+          + `${w.pending} pending, ${w.delivered} delivered, ${w.failed} failed`);
+      }
+    });
+
+  withCommon(watch.command('remove').description('remove a watch by id, or every watch of an address, with its pending deliveries'))
+    .argument('<address-or-id>', 'a watch id (w_…) or a watched address')
+    .action(async (what: string, flags: CommonOptions) => {
+      const config = resolveConfig(flags);
+      const { removeWatches } = await import('./notify/watchlist.js');
+      const removed = await withDb(config, (db) => removeWatches(db, what), true);
+      if (removed.length === 0) throw new UsageError(`no watch has the id or address ${what}; \`pegscope watch list\` shows them`);
+      print(`removed ${removed.join(', ')}`);
+    });
+
+  withWebhooks(withCommon(watch.command('test').description('send a signed watch.test event to a watch\'s webhook now')))
+    .argument('<id>', 'the watch id')
+    .action(async (id: string, flags: CommonOptions & WebhookFlags) => {
+      const config = resolveConfig(flags);
+      const [{ findWatch }, { testData }, { sendTest }] = await Promise.all([import('./notify/watchlist.js'), import('./notify/event.js'), import('./notify/deliver.js')]);
+      const found = await withDb(config, (db) => findWatch(db, id), true);
+      if (!found) throw new UsageError(`no watch has the id ${id}; \`pegscope watch list\` shows them`);
+      const data = testData(config.network.name, found, String(Date.now()));
+      const outcome = await sendTest(found, data, { allowPrivate: allowPrivateWebhooks(flags) });
+      if (outcome.ok) print(`${data.id} delivered: HTTP ${outcome.status}`);
+      else {
+        log(`watch test: ${data.id} not delivered: ${outcome.error}`);
+        process.exitCode = 1;
+      }
+    });
+
+  withWebhooks(withCommon(watch.command('deliver').description('attempt every due delivery of the outbox now (what the job does after it publishes)')))
+    .action(async (flags: CommonOptions & WebhookFlags) => {
+      const config = resolveConfig(flags);
+      const [{ deliverDue, summaryLine, DELIVERY_BUDGET_MS }, { acquireJobLock }] = await Promise.all([import('./notify/deliver.js'), import('./lock.js')]);
+      const release = acquireJobLock(config.dbPath);
+      try {
+        const summary = await withDb(config, (db) => deliverDue(db, { allowPrivate: allowPrivateWebhooks(flags), log, deadline: Date.now() + DELIVERY_BUDGET_MS }), true);
+        log(summaryLine(summary));
+      } finally {
+        release();
+      }
+    });
 }
 
 /** Maps errors to exit codes in one place: 2 usage, 1 any other failure. */

@@ -12,6 +12,8 @@ import { Db } from './store/db.js';
 import { scanChain } from './store/scan.js';
 import { DEFAULT_KEEP_RELEASES } from './domain/model.js';
 import { SIM_LABELS_FILE } from './chain/sim/index.js';
+import { recordEvents } from './notify/record.js';
+import { DELIVERY_BUDGET_MS, deliverDue, nextDue, summaryLine, type DeliveryOptions } from './notify/deliver.js';
 
 export interface JobOptions extends SourceOptions {
   to?: number;
@@ -27,9 +29,14 @@ export interface JobOptions extends SourceOptions {
   labels?: string[];
   /** Import the valid labels even when some are rejected (ImportOptions.skipInvalid). */
   skipInvalidLabels?: boolean;
+  /** Webhooks may go to loopback and private addresses (--allow-private-webhooks). */
+  allowPrivateWebhooks?: boolean;
+  /** Delivery's retry policy, limits and clock (tests); the defaults of notify/deliver.ts otherwise. */
+  delivery?: Omit<DeliveryOptions, 'allowPrivate' | 'log' | 'deadline'>;
   log: (line: string) => void;
   progress?: Progress;
 }
+
 
 export interface JobResult {
   scannedTo: number;
@@ -61,6 +68,7 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
       const exported = await exportRelease(db, {
         outDir: config.outDir, keep: opts.keep ?? DEFAULT_KEEP_RELEASES, layout: opts.layout, hostBudget: opts.hostBudget, memoryLimitMb: opts.memoryLimitMb, progress, log: opts.log,
       });
+      await notifyWatches(db, config, opts);
       return { scannedTo: scan.toHeight, newBlocks: scan.blocks, releaseId: exported.releaseId, files: exported.files };
     } finally {
       db.close();
@@ -69,6 +77,72 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
   } finally {
     release();
   }
+}
+
+const deliveryOptions = (opts: JobOptions, deadline: number): DeliveryOptions =>
+  ({ ...opts.delivery, allowPrivate: opts.allowPrivateWebhooks ?? false, log: opts.log, deadline });
+
+/** After a release is published: records what is new for the watchlist, then attempts every due delivery for a bounded time. */
+async function notifyWatches(db: Db, config: ResolvedConfig, opts: JobOptions): Promise<void> {
+  const now = opts.delivery?.now ?? Date.now;
+  const recorded = await recordEvents(db, config.network.name, now());
+  if (recorded.events + recorded.retracted + recorded.cancelled > 0) {
+    opts.log(`notify: ${recorded.events} new events, ${recorded.retracted} retracted by a reorg${recorded.cancelled ? `, ${recorded.cancelled} dropped unsent (their block is gone)` : ''}`);
+  }
+  const delivered = await deliverDue(db, deliveryOptions(opts, now() + DELIVERY_BUDGET_MS));
+  if (delivered.delivered + delivered.retrying + delivered.failed + delivered.deferred > 0) opts.log(summaryLine(delivered));
+}
+
+/** A network whose delivery was skipped (its job lock taken, its database busy) is tried again this much later. */
+const DELIVERY_RETRY_MS = 5_000;
+
+/**
+ * --every between runs: attempts each network's due deliveries until `until`
+ * (unix ms), then sleeps until the next one is due. Only a run records new
+ * events, so nothing else can become due meanwhile. A network without a
+ * database yet has nothing to deliver; one whose lock is taken (`watch
+ * deliver`) is tried again shortly.
+ */
+export async function deliverUntil(configs: readonly ResolvedConfig[], opts: JobOptions, until: number, stop: AbortSignal): Promise<void> {
+  const now = opts.delivery?.now ?? Date.now;
+  while (!stop.aborted && now() < until) {
+    let wake = until;
+    for (const config of configs.filter((c) => existsSync(c.dbPath))) {
+      const own = logFor(config, configs, opts);
+      try {
+        wake = Math.min(wake, await deliverOnce(config, own, until));
+      } catch (err) {
+        own.log(`notify: delivery skipped this time: ${(err as Error).message}`);
+        wake = Math.min(wake, now() + DELIVERY_RETRY_MS);
+      }
+    }
+    await sleep(Math.max(wake - now(), 0), stop);
+  }
+}
+
+/** One delivery pass over a network's outbox under its job lock; returns when its next delivery is due (`until` when none is). */
+async function deliverOnce(config: ResolvedConfig, opts: JobOptions, until: number): Promise<number> {
+  const release = acquireJobLock(config.dbPath);
+  try {
+    const db = await Db.open(config.dbPath);
+    try {
+      const delivered = await deliverDue(db, deliveryOptions(opts, until));
+      if (delivered.delivered + delivered.retrying + delivered.failed > 0) opts.log(summaryLine(delivered));
+      return (await nextDue(db)) ?? until;
+    } finally {
+      db.close();
+    }
+  } finally {
+    release();
+  }
+}
+
+function sleep(ms: number, stop: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void { clearTimeout(timer); stop.removeEventListener('abort', done); resolve(); }
+    stop.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** The job's log for one of several networks: each line says which. */
@@ -126,11 +200,8 @@ export async function runJobsEvery(configs: readonly ResolvedConfig[], opts: Job
           own.log(`job failed: ${(err as Error).message}; the last good release stays published; retrying in ${every}`);
         }
       }
-      const wait = Math.max(0, intervalMs - (Date.now() - started));
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
-        controller.signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
-      });
+      // Deliveries keep going while the next run waits; the run starts on time.
+      await deliverUntil(configs, opts, started + intervalMs, controller.signal);
     }
   } finally {
     process.off('SIGINT', abort);

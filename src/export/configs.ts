@@ -35,6 +35,7 @@ const DOCUMENT_CACHE = analysisCacheControl(DEFAULT_CACHE_SECONDS);
 const CONTENT_TYPES = {
   json: 'application/json; charset=utf-8',
   csv: 'text/csv; charset=utf-8',
+  atom: 'application/atom+xml; charset=utf-8',
   gz: 'application/gzip',
   parquet: 'application/vnd.apache.parquet',
 } as const;
@@ -72,8 +73,8 @@ export function headersFile(): string {
     '  Access-Control-Allow-Origin: *',
     `  Access-Control-Expose-Headers: ${EXPOSED}`,
     '  X-Content-Type-Options: nosniff',
-    ...['/api/*', '/dumps/*', '/manifest.json', '/changes.json'].flatMap((path) => [path, `  Cache-Control: ${DOCUMENT_CACHE}`]),
-    ...(['json', 'csv', 'gz', 'parquet'] as const).flatMap((ext) => [`/*.${ext}`, `  Content-Type: ${CONTENT_TYPES[ext]}`]),
+    ...['/api/*', '/dumps/*', '/feeds/*', '/manifest.json', '/changes.json'].flatMap((path) => [path, `  Cache-Control: ${DOCUMENT_CACHE}`]),
+    ...(['json', 'csv', 'atom', 'gz', 'parquet'] as const).flatMap((ext) => [`/*.${ext}`, `  Content-Type: ${CONTENT_TYPES[ext]}`]),
     ...explorerHeaders(),
     '',
   ].join('\n');
@@ -143,6 +144,7 @@ export function nginxSnippet(): string {
 types {
     application/json json;
     text/csv csv;
+    application/atom+xml atom;
     application/gzip gz;
     application/vnd.apache.parquet parquet;
     text/html html;
@@ -151,7 +153,7 @@ types {
 }
 default_type application/octet-stream;
 charset utf-8;
-charset_types application/json text/csv text/css text/javascript;
+charset_types application/json text/csv application/atom+xml text/css text/javascript;
 # A request for X gets X.gz when the client takes gzip; Vary tells caches so.
 gzip_static on;
 gzip_vary on;
@@ -219,6 +221,10 @@ location /api/ {
 }
 
 location /dumps/ {
+    try_files $uri =404;
+}
+
+location ~ "^/feeds/(?:links|risk)\\.(?:atom|json)$" {
     try_files $uri =404;
 }
 

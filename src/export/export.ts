@@ -23,6 +23,7 @@ import { AMOUNT_TABLE_PATH, amountTableFile } from './amounts.js';
 import { DIRTY_PARTITIONS, PARTITION_BLOCKS, writeDumps, type DumpOptions } from './dumps.js';
 import { EXPLORER_MISSING, writeExplorer } from './explorer.js';
 import { writeSeries } from './series.js';
+import { writeFeeds } from './feeds.js';
 import { wrapJsonSql } from './wrap-json-sql.js';
 import { ANALYSED, digestColumns, digestOf, DROP_WORK_TABLES, exportSql } from './sql.js';
 import { hasIndexes, writeManifest } from './manifest.js';
@@ -228,6 +229,7 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, op
   await db.exec(NODES);
   await writeEndpointDocuments(db, writer, stamp);
   await writeSeries(db, writer, stamp);
+  await writeFeeds(db, stamp, (path, text) => writer.put(path, text));
   await step('endpoints');
   const dumpOptions: DumpOptions = {
     finalUpTo,

@@ -44,7 +44,7 @@ export function contentType(format: 'json' | 'csv'): string {
 
 /** Content-Type of a release file served by its name, by its extension (a .gz/.br sibling is sent as the compressed bytes it is). */
 const STATIC_TYPES: Readonly<Record<string, string>> = {
-  json: JSON_TYPE, csv: CSV_TYPE, gz: 'application/gzip', br: 'application/octet-stream', parquet: 'application/vnd.apache.parquet',
+  json: JSON_TYPE, csv: CSV_TYPE, atom: 'application/atom+xml; charset=utf-8', gz: 'application/gzip', br: 'application/octet-stream', parquet: 'application/vnd.apache.parquet',
   ...EXPLORER_TYPES,
 };
 
