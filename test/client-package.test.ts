@@ -85,11 +85,22 @@ describe('the packed package', () => {
     const dry = (JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: PACKAGE, encoding: 'utf8' })) as PackEntry[])[0]!;
     expect(dry.unpackedSize).toBe(packed.unpackedSize);
     expect(dry.unpackedSize).toBeLessThan(MAX_INSTALLED_BYTES);
-    expect(dry.files.map((f) => f.path).filter((p) => !/^(?:dist\/[\w-]+\.(?:js|mjs|d\.ts|d\.mts)|package\.json|README\.md)$/.test(p))).toEqual([]);
+    expect(dry.files.map((f) => f.path).filter((p) => !/^(?:dist\/[\w-]+\.(?:js|mjs|d\.ts|d\.mts)|package\.json|README\.md|LICENSE)$/.test(p))).toEqual([]);
     const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules/@pegscope/client/package.json'), 'utf8')) as Record<string, unknown>;
     for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies', 'bundleDependencies', 'gypfile']) expect(manifest[field], field).toBeUndefined();
     const scripts = (manifest.scripts ?? {}) as Record<string, string>;
     for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) expect(scripts[hook], hook).toBeUndefined();
+  });
+
+  it('is MIT-licensed (the rest of pegscope is AGPL-3.0), with the licence text and where its source and issues are', () => {
+    const installed = join(consumer, 'node_modules/@pegscope/client');
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest.license).toBe('MIT');
+    const licence = readFileSync(join(installed, 'LICENSE'), 'utf8');
+    expect(licence).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} pegscope contributors\n/);
+    expect(manifest.repository).toEqual({ type: 'git', url: 'git+https://github.com/pegscope/pegscope.git', directory: 'packages/client' });
+    expect(manifest.homepage).toBe('https://github.com/pegscope/pegscope/tree/main/packages/client#readme');
+    expect(manifest.bugs).toEqual({ url: 'https://github.com/pegscope/pegscope/issues' });
   });
 
   it('its sources import nothing but each other: no npm package, no node: builtin, no Node global', () => {
@@ -112,6 +123,23 @@ run(${JSON.stringify(TABLE)}, ${JSON.stringify(FILES)}).then((r) => console.log(
 `);
     const out = execFileSync(process.execPath, [file], { cwd: consumer, encoding: 'utf8' });
     expect(JSON.parse(out)).toEqual(EXPECTED);
+  });
+
+  it('its errors keep their class names, in `name`, in instanceof and when printed', () => {
+    writeFileSync(join(consumer, 'errors.cjs'), `const { inspect } = require('node:util');
+const client = require('@pegscope/client');
+const caught = (f) => { try { f(); } catch (err) { return err; } };
+const errors = {
+  AmountTableError: caught(() => client.parseAmountTable({}, { network: 'mainnet' })),
+  AmountError: caught(() => client.parseCoinAmount('1,5')),
+  RangeFormatError: caught(() => client.parseRange('not a range')),
+  LookupError: new client.LookupError('x'),
+};
+console.log(JSON.stringify(Object.entries(errors).map(([name, err]) => [name, err instanceof client[name], err.name, inspect(err).split('\\n')[0].split(':')[0]])));
+`);
+    expect(JSON.parse(execFileSync(process.execPath, ['errors.cjs'], { cwd: consumer, encoding: 'utf8' }))).toEqual(
+      ['AmountTableError', 'AmountError', 'RangeFormatError', 'LookupError'].map((name) => [name, true, name, name]),
+    );
   });
 
   it('import and require share one instance (no dual-package hazard)', () => {

@@ -21,11 +21,15 @@ const ENTRIES = ['index', 'sha256'];
 rmSync(dist, { recursive: true, force: true });
 // tsc from the PATH npm run sets up (the workspace root's TypeScript); it type-checks and writes the declarations.
 execFileSync('tsc', ['-p', join(root, 'tsconfig.json')], { stdio: 'inherit' });
+// keepNames: minified classes would otherwise be named by their minified
+// identifier, so an AmountTableError printed as `A [Error]` and its `name`
+// was 'Error'. No sourcemap is shipped: one adds about 27 KB to a package
+// kept under 50 KB installed; the kept names already say where a stack frame is.
 await build({
   absWorkingDir: root,
   entryPoints: ENTRIES.map((name) => ({ in: `src/${name}.ts`, out: name })),
   outdir: dist,
-  bundle: true, format: 'cjs', platform: 'neutral', target: 'es2020', minify: true, logLevel: 'warning',
+  bundle: true, format: 'cjs', platform: 'neutral', target: 'es2020', minify: true, keepNames: true, logLevel: 'warning',
 });
 const require = createRequire(join(dist, 'index.js'));
 for (const name of ENTRIES) {

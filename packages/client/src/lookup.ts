@@ -32,7 +32,10 @@ export interface FoundDocument<T = unknown> {
   path: string;
 }
 
-export class LookupError extends Error {}
+/** A lookup that could not be answered (RangeClient). `name` says which error it is (an Error subclass inherits 'Error'). */
+export class LookupError extends Error {
+  override readonly name = 'LookupError';
+}
 
 export class RangeClient {
   private readonly base: string;

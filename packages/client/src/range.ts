@@ -135,7 +135,10 @@ export function encodeRange(header: RangeHeader, documents: readonly string[]): 
   return `${rangeHeadLine(header)}${lines}${RANGE_END}`;
 }
 
-export class RangeFormatError extends Error {}
+/** Text that is not a range file. `name` says which error it is (an Error subclass inherits 'Error'). */
+export class RangeFormatError extends Error {
+  override readonly name = 'RangeFormatError';
+}
 
 /** Parses line 1 of a range file. */
 export function parseRangeHeader(firstLine: string): RangeHeader {
