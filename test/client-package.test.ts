@@ -59,7 +59,7 @@ async function run(table, files) {
   let wrongNetwork = null;
   try { parseAmountTable(table, { network: 'testnet' }); } catch (err) { wrongNetwork = err.message; }
   const fetch = async (url) => ({ ok: url in files, status: url in files ? 200 : 404, text: async () => files[url] ?? '' });
-  const found = await new RangeClient({ base: 'https://mirror.example', fetch }).document('trace', '${KEY.toUpperCase()}');
+  const found = await new RangeClient({ base: 'https://mirror.example', network: 'mainnet', fetch }).document('trace', '${KEY.toUpperCase()}');
   return { privacy: privacyOf(t, parseCoinAmount('1.5'), 'pegin'), age: ageSeconds, hash: keyHash('ltc1example'), found: found && found.text, wrongNetwork };
 }
 `;
@@ -176,7 +176,7 @@ const { table, ageSeconds }: { table: AmountTable; ageSeconds: number } = parseA
 const privacy: Privacy = privacyOf(table, parseCoinAmount('1.5'), 'pegin');
 export const summary: string = formatCoin(table.pegin[0]![0]) + privacy.rating + String(ageSeconds + (privacy.suggested_amount ?? 0));
 export const digest: Uint8Array = sha256(new Uint8Array(1));
-export const client = new RangeClient({ base: 'https://mirror.example/' });
+export const client = new RangeClient({ base: 'https://mirror.example/', network: 'mainnet' });
 // @ts-expect-error: not a network (fails as unused if the types came out as any)
 parseAmountTable(fetched, { network: 'bitcoin' });
 // @ts-expect-error: a side is pegin or pegout

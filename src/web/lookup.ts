@@ -125,8 +125,8 @@ function errorOf(text: string): string {
 }
 
 /** Range files when the release has them, else lookups by key. */
-export async function openLookup(base: string, fetch: Fetch): Promise<LookupSource> {
-  const client = new RangeClient({ base, fetch });
+export async function openLookup(base: string, fetch: Fetch, network: NetworkName): Promise<LookupSource> {
+  const client = new RangeClient({ base, network, fetch });
   try {
     await client.layout();
     return new RangeSource(client);

@@ -25,7 +25,7 @@ export {
 } from './amount.js';
 export { NETWORK_BASICS, NETWORK_NAMES, isNetworkName, type NetworkBasics, type NetworkName, type Unit } from './network.js';
 export {
-  RangeClient, LookupError, type Fetch, type FoundDocument, type RangeClientOptions, type RangesIndex,
+  RangeClient, LookupError, type Fetch, type FetchSignal, type FoundDocument, type RangeClientOptions, type RangesIndex,
 } from './lookup.js';
 export {
   canonicalKey, keyHash, rangePrefix, rangePath, parseRange, parseRangeHeader, encodeRange, rangeHeadLine, prefixLengthFor, isRangeKind,
