@@ -169,7 +169,7 @@ globalThis.result = run(globalThis.table, globalThis.files);
 });
 
 describe('types resolve without a cast', () => {
-  const source = `import { parseAmountTable, privacyOf, parseCoinAmount, formatCoin, RangeClient, type AmountTable, type Privacy } from '@pegscope/client';
+  const source = `import { parseAmountTable, privacyOf, parseCoinAmount, formatCoin, RangeClient, type AmountTable, type FollowDocument, type Privacy } from '@pegscope/client';
 import { sha256 } from '@pegscope/client/sha256';
 declare const fetched: unknown;
 const { table, ageSeconds }: { table: AmountTable; ageSeconds: number } = parseAmountTable(fetched, { network: 'mainnet' });
@@ -177,6 +177,14 @@ const privacy: Privacy = privacyOf(table, parseCoinAmount('1.5'), 'pegin');
 export const summary: string = formatCoin(table.pegin[0]![0]) + privacy.rating + String(ageSeconds + (privacy.suggested_amount ?? 0));
 export const digest: Uint8Array = sha256(new Uint8Array(1));
 export const client = new RangeClient({ base: 'https://mirror.example/', network: 'mainnet' });
+// document() is typed by kind, from schemas/: no cast to read a trace.
+export async function peginsOf(q: string): Promise<number> {
+  const found = await client.document('trace', q);
+  // @ts-expect-error: a trace document has no follow
+  void found?.value.follow;
+  const chain: FollowDocument | undefined = (await client.followChain(q))?.value;
+  return (found?.value.trace.pegins.length ?? 0) + (chain?.follow.hops.length ?? 0);
+}
 // @ts-expect-error: not a network (fails as unused if the types came out as any)
 parseAmountTable(fetched, { network: 'bitcoin' });
 // @ts-expect-error: a side is pegin or pegout

@@ -66,8 +66,9 @@ export interface AmountCountsInput {
   tolerance?: Litoshi;
 }
 
-/** A fetched amount table that cannot be used (parseAmountTable). `name` says which error it is (an Error subclass inherits 'Error'). */
+/** A fetched amount table that cannot be used (parseAmountTable). */
 export class AmountTableError extends Error {
+  // Says which error it is: an Error subclass inherits the name 'Error'.
   override readonly name = 'AmountTableError';
 }
 

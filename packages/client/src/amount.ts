@@ -10,8 +10,9 @@ const DECIMAL_AMOUNT = /^(\d{1,10})(?:\.(\d{1,8}))?$/;
 /** Longest piece of the input an error message quotes, so a huge input is not echoed back. */
 const MAX_QUOTE = 80;
 
-/** An amount that is not a valid coin amount. `name` says which error it is (an Error subclass inherits 'Error'). */
+/** An amount that is not a valid coin amount. */
 export class AmountError extends Error {
+  // Says which error it is: an Error subclass inherits the name 'Error'.
   override readonly name = 'AmountError';
 }
 

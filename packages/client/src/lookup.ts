@@ -5,17 +5,15 @@
  * document is picked out of the range here. Needs only `fetch` (inject one
  * for tests, proxies or React Native).
  */
+import type { FollowDocument, RangeDocuments } from './documents.js';
 import { NETWORK_NAMES, type NetworkName } from './network.js';
 import {
   canonicalKey, parseRange, rangePath, rangePrefix, RANGES_INDEX_PATH,
   type ParsedRange, type RangeKind, type RangesIndexBody,
 } from './range.js';
 
-/**
- * The platform's AbortSignal, from whichever types the project has (DOM,
- * @types/node, React Native's); a project typed with none of them has no
- * signal to pass, and its declarations still compile.
- */
+// The platform's AbortSignal from whichever types the project has (DOM, @types/node,
+// React Native's); a project typed with none of them passes no signal and still compiles.
 export type FetchSignal = typeof globalThis extends { AbortSignal: { prototype: infer S } } ? S : never;
 
 /** The subset of the Fetch API the client uses: a browser's, Node's or React Native's fetch fits. */
@@ -36,7 +34,7 @@ export interface RangeClientOptions {
 /** The release's range index: `api/ranges.json` (common envelope + layout). */
 export type RangesIndex = RangesIndexBody & { version: string; network: string; unit: string; as_of_height: number; updated_at: number };
 
-/** One found document: its exact bytes as the router answers them, and the parsed value. */
+/** One found document: its exact bytes as the router answers them, and the parsed value (typed by schemas/, not checked). */
 export interface FoundDocument<T = unknown> {
   key: string;
   text: string;
@@ -45,21 +43,16 @@ export interface FoundDocument<T = unknown> {
   path: string;
 }
 
-/** A lookup that could not be answered (RangeClient). `name` says which error it is (an Error subclass inherits 'Error'). */
+/** A lookup that could not be answered (RangeClient). */
 export class LookupError extends Error {
+  // Says which error it is: an Error subclass inherits the name 'Error'.
   override readonly name = 'LookupError';
 }
 
 /** A fetched path that answered 404: the layout that named it may be out of date. */
 class NotFound extends LookupError {}
 
-/**
- * The index is kept for the client's life, but a release's layout changes:
- * when a kind's documents grow, its prefix length does, and the ranges of
- * the old length are gone. The client fetches the index again when a range
- * is missing (404) or comes from a newer release than the index (a higher
- * as_of_height), and retries the lookup once with the new layout.
- */
+/** Private lookups by range (docs/api.md, "Private lookups for wallets"). */
 export class RangeClient {
   private readonly base: string;
   private readonly network: NetworkName;
@@ -98,6 +91,9 @@ export class RangeClient {
 
   /** The range that holds `key` of `kind`, parsed, after one refresh of the layout when it was out of date. */
   async range(kind: RangeKind, key: string): Promise<{ path: string; range: ParsedRange }> {
+    // The index is kept for the client's life, but a release's layout changes: when a kind's
+    // documents grow, its prefix length does, and the ranges of the old length are gone. A
+    // missing range (404), or one from a newer release than the index, means a new layout.
     const index = await this.layout();
     let found: { path: string; range: ParsedRange };
     try {
@@ -116,7 +112,7 @@ export class RangeClient {
    * null when the release has none. A block hash costs a second range: the
    * first one maps it to its height.
    */
-  async document<T = unknown>(kind: RangeKind, q: string | number): Promise<FoundDocument<T> | null> {
+  async document<K extends RangeKind>(kind: K, q: string | number): Promise<FoundDocument<RangeDocuments[K]> | null> {
     let key = canonicalKey(q);
     let found = await this.range(kind, key);
     if (kind === 'block' && !/^\d+$/.test(key)) {
@@ -126,15 +122,15 @@ export class RangeClient {
       found = await this.range(kind, key);
     }
     const text = found.range.documents.get(key);
-    return text === undefined ? null : this.found<T>(key, text, found.path);
+    return text === undefined ? null : this.found<RangeDocuments[K]>(key, text, found.path);
   }
 
   /** follow's full-depth chain of an address when it is longer than the default depth, else its default document. */
-  async followChain<T = unknown>(q: string): Promise<FoundDocument<T> | null> {
+  async followChain(q: string): Promise<FoundDocument<FollowDocument> | null> {
     const key = canonicalKey(q);
     const { path, range } = await this.range('follow', key);
     const text = range.chains.get(key) ?? range.documents.get(key);
-    return text === undefined ? null : this.found<T>(key, text, path);
+    return text === undefined ? null : this.found<FollowDocument>(key, text, path);
   }
 
   private async rangeOf(index: RangesIndex, kind: RangeKind, key: string): Promise<{ path: string; range: ParsedRange }> {

@@ -135,8 +135,9 @@ export function encodeRange(header: RangeHeader, documents: readonly string[]): 
   return `${rangeHeadLine(header)}${lines}${RANGE_END}`;
 }
 
-/** Text that is not a range file. `name` says which error it is (an Error subclass inherits 'Error'). */
+/** Text that is not a range file. */
 export class RangeFormatError extends Error {
+  // Says which error it is: an Error subclass inherits the name 'Error'.
   override readonly name = 'RangeFormatError';
 }
 

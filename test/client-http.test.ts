@@ -1,17 +1,19 @@
 /**
- * RangeClient against a real HTTP server on 127.0.0.1 serving an exported
- * release as a plain static host would (node:http, files from disk): the
- * network check, a layout that changes under a long-lived client, a slow
- * host and a body that is not the release's.
+ * The wallet client over real HTTP on 127.0.0.1, against an exported
+ * release. RangeClient, from a plain static host (node:http, files from
+ * disk): the network check, a layout that changes under a long-lived
+ * client, a slow host and a body that is not the release's.
+ * fetchAmountTable, from the router: its ETag and 304.
  */
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  encodeRange, LookupError, parseRange, rangePath, rangePrefix, RangeClient, RANGE_KINDS, RANGES_INDEX_PATH,
+  AmountTableError, encodeRange, fetchAmountTable, LookupError, parseRange, rangePath, rangePrefix, RangeClient, RANGE_KINDS, RANGES_INDEX_PATH,
   type RangeHeader, type RangeKind, type RangesIndex,
 } from '@pegscope/client';
+import { startServer } from '../src/serve/server.js';
 import { exportTinyRelease, type TinyRelease } from './helpers/tiny-release.js';
 
 let release: TinyRelease;
@@ -179,5 +181,33 @@ describe('RangeClient over HTTP', () => {
     const lookup = new RangeClient({ base, network: 'sim' }).document('trace', key!);
     await expect(lookup).rejects.toThrow(LookupError);
     await expect(lookup).rejects.toThrow(`${base}${path} is not a pegscope release file`);
+  });
+});
+
+describe('fetchAmountTable from the router', () => {
+  let router: Awaited<ReturnType<typeof startServer>>;
+  beforeAll(async () => {
+    router = await startServer({ sites: [{ network: 'sim', outDir: release.outDir }], host: '127.0.0.1', port: 0, rateLimit: 0 });
+  });
+  afterAll(() => router.close());
+
+  it('fetches the table with its ETag, then gets a 304 without a body while it is unchanged', async () => {
+    const now = 1_800_000_600;
+    const first = await fetchAmountTable({ base: router.url, network: 'sim', now });
+    expect(first.notModified).toBe(false);
+    expect(first.table?.pegin.length).toBeGreaterThan(0);
+    expect(first.ageSeconds).toBe(600);
+    expect(first.etag).toMatch(/^"[^"]+"$/);
+    const expected = JSON.parse(readFileSync(join(release.dir, 'api', 'amounts.json'), 'utf8')) as { pegin: { counts: number[] } };
+    expect(first.table!.pegin.map(([, count]) => count)).toEqual(expected.pegin.counts);
+    expect(await fetchAmountTable({ base: `${router.url}/`, network: 'sim', etag: first.etag })).toEqual({ notModified: true, table: null, ageSeconds: null, etag: first.etag });
+    // Another ETag (an older table): the whole table again.
+    expect((await fetchAmountTable({ base: router.url, network: 'sim', etag: '"older"' })).notModified).toBe(false);
+  });
+
+  it('refuses a table of another network, and a request that fails or is aborted, with AmountTableError', async () => {
+    await expect(fetchAmountTable({ base: router.url, network: 'mainnet' })).rejects.toThrow('not a usable amount table: it is the sim table, but mainnet was asked for');
+    await expect(fetchAmountTable({ base: `${router.url}/nothing-here`, network: 'sim' })).rejects.toThrow(AmountTableError);
+    await expect(fetchAmountTable({ base: router.url, network: 'sim', signal: AbortSignal.abort() })).rejects.toThrow(AmountTableError);
   });
 });
