@@ -59,7 +59,7 @@ async function run(table, files) {
   let wrongNetwork = null;
   try { parseAmountTable(table, { network: 'testnet' }); } catch (err) { wrongNetwork = err.message; }
   const fetch = async (url) => ({ ok: url in files, status: url in files ? 200 : 404, text: async () => files[url] ?? '' });
-  const found = await new RangeClient({ base: 'https://mirror.example', fetch }).document('trace', '${KEY.toUpperCase()}');
+  const found = await new RangeClient({ base: 'https://mirror.example', network: 'mainnet', fetch }).document('trace', '${KEY.toUpperCase()}');
   return { privacy: privacyOf(t, parseCoinAmount('1.5'), 'pegin'), age: ageSeconds, hash: keyHash('ltc1example'), found: found && found.text, wrongNetwork };
 }
 `;
@@ -85,11 +85,22 @@ describe('the packed package', () => {
     const dry = (JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: PACKAGE, encoding: 'utf8' })) as PackEntry[])[0]!;
     expect(dry.unpackedSize).toBe(packed.unpackedSize);
     expect(dry.unpackedSize).toBeLessThan(MAX_INSTALLED_BYTES);
-    expect(dry.files.map((f) => f.path).filter((p) => !/^(?:dist\/[\w-]+\.(?:js|mjs|d\.ts|d\.mts)|package\.json|README\.md)$/.test(p))).toEqual([]);
+    expect(dry.files.map((f) => f.path).filter((p) => !/^(?:dist\/[\w-]+\.(?:js|mjs|d\.ts|d\.mts)|package\.json|README\.md|LICENSE)$/.test(p))).toEqual([]);
     const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules/@pegscope/client/package.json'), 'utf8')) as Record<string, unknown>;
     for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies', 'bundleDependencies', 'gypfile']) expect(manifest[field], field).toBeUndefined();
     const scripts = (manifest.scripts ?? {}) as Record<string, string>;
     for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) expect(scripts[hook], hook).toBeUndefined();
+  });
+
+  it('is MIT-licensed (the rest of pegscope is AGPL-3.0), with the licence text and where its source and issues are', () => {
+    const installed = join(consumer, 'node_modules/@pegscope/client');
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(manifest.license).toBe('MIT');
+    const licence = readFileSync(join(installed, 'LICENSE'), 'utf8');
+    expect(licence).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} pegscope contributors\n/);
+    expect(manifest.repository).toEqual({ type: 'git', url: 'git+https://github.com/pegscope/pegscope.git', directory: 'packages/client' });
+    expect(manifest.homepage).toBe('https://github.com/pegscope/pegscope/tree/main/packages/client#readme');
+    expect(manifest.bugs).toEqual({ url: 'https://github.com/pegscope/pegscope/issues' });
   });
 
   it('its sources import nothing but each other: no npm package, no node: builtin, no Node global', () => {
@@ -112,6 +123,23 @@ run(${JSON.stringify(TABLE)}, ${JSON.stringify(FILES)}).then((r) => console.log(
 `);
     const out = execFileSync(process.execPath, [file], { cwd: consumer, encoding: 'utf8' });
     expect(JSON.parse(out)).toEqual(EXPECTED);
+  });
+
+  it('its errors keep their class names, in `name`, in instanceof and when printed', () => {
+    writeFileSync(join(consumer, 'errors.cjs'), `const { inspect } = require('node:util');
+const client = require('@pegscope/client');
+const caught = (f) => { try { f(); } catch (err) { return err; } };
+const errors = {
+  AmountTableError: caught(() => client.parseAmountTable({}, { network: 'mainnet' })),
+  AmountError: caught(() => client.parseCoinAmount('1,5')),
+  RangeFormatError: caught(() => client.parseRange('not a range')),
+  LookupError: new client.LookupError('x'),
+};
+console.log(JSON.stringify(Object.entries(errors).map(([name, err]) => [name, err instanceof client[name], err.name, inspect(err).split('\\n')[0].split(':')[0]])));
+`);
+    expect(JSON.parse(execFileSync(process.execPath, ['errors.cjs'], { cwd: consumer, encoding: 'utf8' }))).toEqual(
+      ['AmountTableError', 'AmountError', 'RangeFormatError', 'LookupError'].map((name) => [name, true, name, name]),
+    );
   });
 
   it('import and require share one instance (no dual-package hazard)', () => {
@@ -141,14 +169,22 @@ globalThis.result = run(globalThis.table, globalThis.files);
 });
 
 describe('types resolve without a cast', () => {
-  const source = `import { parseAmountTable, privacyOf, parseCoinAmount, formatCoin, RangeClient, type AmountTable, type Privacy } from '@pegscope/client';
+  const source = `import { parseAmountTable, privacyOf, parseCoinAmount, formatCoin, RangeClient, type AmountTable, type FollowDocument, type Privacy } from '@pegscope/client';
 import { sha256 } from '@pegscope/client/sha256';
 declare const fetched: unknown;
 const { table, ageSeconds }: { table: AmountTable; ageSeconds: number } = parseAmountTable(fetched, { network: 'mainnet' });
 const privacy: Privacy = privacyOf(table, parseCoinAmount('1.5'), 'pegin');
 export const summary: string = formatCoin(table.pegin[0]![0]) + privacy.rating + String(ageSeconds + (privacy.suggested_amount ?? 0));
 export const digest: Uint8Array = sha256(new Uint8Array(1));
-export const client = new RangeClient({ base: 'https://mirror.example/' });
+export const client = new RangeClient({ base: 'https://mirror.example/', network: 'mainnet' });
+// document() is typed by kind, from schemas/: no cast to read a trace.
+export async function peginsOf(q: string): Promise<number> {
+  const found = await client.document('trace', q);
+  // @ts-expect-error: a trace document has no follow
+  void found?.value.follow;
+  const chain: FollowDocument | undefined = (await client.followChain(q))?.value;
+  return (found?.value.trace.pegins.length ?? 0) + (chain?.follow.hops.length ?? 0);
+}
 // @ts-expect-error: not a network (fails as unused if the types came out as any)
 parseAmountTable(fetched, { network: 'bitcoin' });
 // @ts-expect-error: a side is pegin or pegout

@@ -195,7 +195,7 @@ describe('the router serves the page', () => {
 describe('the page\'s lookup and CSV against the router', () => {
   it('looks up through range files: the documents the router answers, fetched by prefix only', async () => {
     const asked: string[] = [];
-    const lookup = await openLookup(`${server.url}/`, (url) => { asked.push(url); return fetch(url); });
+    const lookup = await openLookup(`${server.url}/`, (url) => { asked.push(url); return fetch(url); }, 'sim');
     expect(lookup.sendsKey).toBe(false);
     for (const q of Object.values(tree.traceQ)) {
       const found = await lookup.trace(q);
@@ -212,7 +212,7 @@ describe('the page\'s lookup and CSV against the router', () => {
     const files = await buildPipelineTree(5, 'files');
     const plain = await startServer({ sites: [{ network: 'sim', outDir: files.outDir }], host: '127.0.0.1', port: 0, rateLimit: 0 });
     try {
-      const lookup = await openLookup(`${plain.url}/`, (url) => fetch(url));
+      const lookup = await openLookup(`${plain.url}/`, (url) => fetch(url), 'sim');
       expect(lookup.sendsKey).toBe(true);
       expect(lookup.reason).toMatch(/api\/ranges\.json answered 404/);
       const q = files.traceQ.address;

@@ -92,7 +92,7 @@ function cachingFetch(): Fetch {
 describe.runIf(enabled)('pegscope/client against nginx serving a demo range release', () => {
   it('gives back every document of every kind byte for byte, asking nginx only for range files', async () => {
     const from = logSize();
-    const client = new RangeClient({ base: nginx.url, fetch: cachingFetch() });
+    const client = new RangeClient({ base: nginx.url, network: 'sim', fetch: cachingFetch() });
     const prefixLength = Object.fromEntries(RANGE_KINDS.map((kind) => [kind, 0])) as Record<RangeKind, number>;
     const layout = await client.layout();
     for (const kind of RANGE_KINDS) prefixLength[kind] = layout.kinds[kind].prefix_length;
@@ -139,7 +139,7 @@ describe.runIf(enabled)('pegscope/client against nginx serving a demo range rele
     const [address] = [...docs.address.documents.keys()];
     const [hash, height] = [...docs.block.aliases][0]!;
     const from = logSize();
-    const client = new RangeClient({ base: `${nginx.url}/`, fetch: nodeFetch });
+    const client = new RangeClient({ base: `${nginx.url}/`, network: 'sim', fetch: nodeFetch });
     const found = await client.document('address', address!);
     expect(found?.text).toBe(docs.address.documents.get(address!));
     const block = await client.document('block', hash);

@@ -52,6 +52,19 @@ describe('sim SHA-256', () => {
 });
 
 describe('sim determinism through the real scanner', () => {
+  it('writes the labels when the source is created, before any block, as the truth describes them', async () => {
+    const dir = join(work, 'labels-first.truth');
+    const source = createSimSource({ preset: 'tiny', seed: 4, truthDir: dir });
+    const rows = readFileSync(join(dir, SIM_LABELS_FILE), 'utf8').trim().split('\n');
+    await source.blockHashes([SIM_MWEB_ACTIVATION_HEIGHT]);
+    await source.close();
+    const rates = readSimTruth(dir).meta.rates;
+    // The header, every exchange deposit address, and SimPay's two hot-wallet addresses.
+    expect(rows).toHaveLength(1 + rates.exchanges! * rates.depositAddressesPerExchange! + 2);
+    expect(readFileSync(join(dir, SIM_LABELS_FILE), 'utf8').trim().split('\n')).toEqual(rows);
+    expect(readSimTruth(dir).meta.counts.labels).toBe(rows.length - 1);
+  });
+
   it('the same seed stores identical rows and truth; another seed differs', async () => {
     const a = await scanTiny(1, 'a.truth');
     const b = await scanTiny(1, 'b.truth');

@@ -13,7 +13,7 @@ let source: Promise<LookupSource> | null = null;
 
 /** The lookup source of this mirror, decided once per page load. */
 export function lookupSource(): Promise<LookupSource> {
-  source ??= openLookup(new URL('.', location.href).href, readWhole);
+  source ??= data.envelope().then((envelope) => openLookup(new URL('.', location.href).href, readWhole, envelope.network));
   return source;
 }
 

@@ -7,7 +7,6 @@
 import { isValidAddress } from '../domain/address.js';
 import { NETWORKS, type NetworkName } from '../domain/network.js';
 import { RangeClient, type Fetch } from '@pegscope/client';
-import type { RangeKind } from '@pegscope/client';
 import type { TraceDocument } from '../api/trace.js';
 import type { AddressDocument } from '../api/address.js';
 import type { FollowDocument } from '../api/follow.js';
@@ -60,23 +59,19 @@ class RangeSource implements LookupSource {
   constructor(private readonly client: RangeClient) {}
 
   trace(q: string): Promise<Found<TraceDocument> | null> {
-    return this.document('trace', q);
+    return this.client.document('trace', q);
   }
 
   address(q: string): Promise<Found<AddressDocument> | null> {
-    return this.document('address', q);
+    return this.client.document('address', q);
   }
 
   follow(q: string): Promise<Found<FollowDocument> | null> {
-    return this.client.followChain<FollowDocument>(q);
+    return this.client.followChain(q);
   }
 
   block(q: string): Promise<Found<BlockDocument> | null> {
-    return this.document('block', q);
-  }
-
-  private document<T>(kind: RangeKind, q: string): Promise<Found<T> | null> {
-    return this.client.document<T>(kind, q);
+    return this.client.document('block', q);
   }
 }
 
@@ -125,8 +120,8 @@ function errorOf(text: string): string {
 }
 
 /** Range files when the release has them, else lookups by key. */
-export async function openLookup(base: string, fetch: Fetch): Promise<LookupSource> {
-  const client = new RangeClient({ base, fetch });
+export async function openLookup(base: string, fetch: Fetch, network: NetworkName): Promise<LookupSource> {
+  const client = new RangeClient({ base, network, fetch });
   try {
     await client.layout();
     return new RangeSource(client);

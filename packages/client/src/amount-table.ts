@@ -66,7 +66,11 @@ export interface AmountCountsInput {
   tolerance?: Litoshi;
 }
 
-export class AmountTableError extends Error {}
+/** A fetched amount table that cannot be used (parseAmountTable). */
+export class AmountTableError extends Error {
+  // Says which error it is: an Error subclass inherits the name 'Error'.
+  override readonly name = 'AmountTableError';
+}
 
 /** Rows with counts merged per amount, sorted ascending, zero counts dropped. */
 export function buildAmountCounts(input: AmountCountsInput): AmountCounts {

@@ -10,7 +10,11 @@ const DECIMAL_AMOUNT = /^(\d{1,10})(?:\.(\d{1,8}))?$/;
 /** Longest piece of the input an error message quotes, so a huge input is not echoed back. */
 const MAX_QUOTE = 80;
 
-export class AmountError extends Error {}
+/** An amount that is not a valid coin amount. */
+export class AmountError extends Error {
+  // Says which error it is: an Error subclass inherits the name 'Error'.
+  override readonly name = 'AmountError';
+}
 
 const quote = (text: string): string => JSON.stringify(text.length > MAX_QUOTE ? `${text.slice(0, MAX_QUOTE)}…` : text);
 

@@ -23,10 +23,19 @@ export {
 export {
   parseCoinAmount, parsePositiveCoinAmount, formatCoin, coinNumber, assertLitoshi, significantDigits, AmountError, LITOSHI_PER_COIN, type Litoshi,
 } from './amount.js';
+export type {
+  TraceDocument, AddressDocument, FollowDocument, BlockDocument, RangeDocuments, Envelope,
+  Attribution, Category, PeginNode, PeginLink, PegoutNode, PegoutLink,
+} from './documents.js';
+export {
+  fetchAmountTable, type FetchAmountTableOptions, type FetchedAmountTable, type FetchWithHeaders,
+} from './fetch-amounts.js';
 export { NETWORK_BASICS, NETWORK_NAMES, isNetworkName, type NetworkBasics, type NetworkName, type Unit } from './network.js';
 export {
-  RangeClient, LookupError, type Fetch, type FoundDocument, type RangeClientOptions, type RangesIndex,
+  RangeClient, LookupError, type Fetch, type FetchSignal, type FoundDocument, type RangeClientOptions, type RangesIndex,
 } from './lookup.js';
+// Also at @pegscope/client/sha256, which re-exports these (one copy of the hash in the package).
+export { sha256, sha256d, sha256Into, sha256dInto } from './sha256.js';
 export {
   canonicalKey, keyHash, rangePrefix, rangePath, parseRange, parseRangeHeader, encodeRange, rangeHeadLine, prefixLengthFor, isRangeKind,
   RangeFormatError, RANGE_KINDS, RANGE_HASH, RANGES_INDEX_PATH, RANGE_TARGET, RANGE_END,

@@ -5,25 +5,36 @@
  * document is picked out of the range here. Needs only `fetch` (inject one
  * for tests, proxies or React Native).
  */
+import type { FollowDocument, RangeDocuments } from './documents.js';
+import { NETWORK_NAMES, type NetworkName } from './network.js';
 import {
   canonicalKey, parseRange, rangePath, rangePrefix, RANGES_INDEX_PATH,
   type ParsedRange, type RangeKind, type RangesIndexBody,
 } from './range.js';
 
-export type Fetch = (url: string, init?: { headers?: Record<string, string> }) => Promise<{
+// The platform's AbortSignal from whichever types the project has (DOM, @types/node,
+// React Native's); a project typed with none of them passes no signal and still compiles.
+export type FetchSignal = typeof globalThis extends { AbortSignal: { prototype: infer S } } ? S : never;
+
+/** The subset of the Fetch API the client uses: a browser's, Node's or React Native's fetch fits. */
+export type Fetch = (url: string, init?: { headers?: Record<string, string>; signal?: FetchSignal }) => Promise<{
   ok: boolean; status: number; text(): Promise<string>;
 }>;
 
 export interface RangeClientOptions {
   /** The mirror's base URL: the directory holding `api/` (e.g. https://mirror.example/ or http://127.0.0.1:8080). */
   base: string;
+  /** The network the wallet is on: a release of another network is refused, as parseAmountTable refuses its table. */
+  network: NetworkName;
   fetch?: Fetch;
+  /** Aborts a request that has not been answered, body included, after this many milliseconds (default: no limit). */
+  timeoutMs?: number;
 }
 
 /** The release's range index: `api/ranges.json` (common envelope + layout). */
 export type RangesIndex = RangesIndexBody & { version: string; network: string; unit: string; as_of_height: number; updated_at: number };
 
-/** One found document: its exact bytes as the router answers them, and the parsed value. */
+/** One found document: its exact bytes as the router answers them, and the parsed value (typed by schemas/, not checked). */
 export interface FoundDocument<T = unknown> {
   key: string;
   text: string;
@@ -32,26 +43,44 @@ export interface FoundDocument<T = unknown> {
   path: string;
 }
 
-export class LookupError extends Error {}
+/** A lookup that could not be answered (RangeClient). */
+export class LookupError extends Error {
+  // Says which error it is: an Error subclass inherits the name 'Error'.
+  override readonly name = 'LookupError';
+}
 
+/** A fetched path that answered 404: the layout that named it may be out of date. */
+class NotFound extends LookupError {}
+
+/** Private lookups by range (docs/api.md, "Private lookups for wallets"). */
 export class RangeClient {
   private readonly base: string;
+  private readonly network: NetworkName;
   private readonly fetch: Fetch;
+  private readonly timeoutMs: number | undefined;
   private index: Promise<RangesIndex> | null = null;
 
   constructor(opts: RangeClientOptions) {
+    if (!(NETWORK_NAMES as readonly string[]).includes(opts.network)) {
+      throw new LookupError(`network is ${JSON.stringify(opts.network)}; expected one of ${NETWORK_NAMES.join(', ')}`);
+    }
     this.base = opts.base.endsWith('/') ? opts.base : `${opts.base}/`;
+    this.network = opts.network;
+    this.timeoutMs = opts.timeoutMs;
     // A browser's fetch must be called on globalThis ("Illegal invocation" otherwise).
     const fetch = opts.fetch ?? (typeof globalThis.fetch === 'function' ? (globalThis.fetch.bind(globalThis) as unknown as Fetch) : undefined);
     if (!fetch) throw new LookupError('no fetch available: pass one in the options');
     this.fetch = fetch;
   }
 
-  /** The layout (prefix length per kind), fetched once per client. */
+  /** The layout (prefix length per kind), fetched once and again when a lookup finds it out of date. */
   layout(): Promise<RangesIndex> {
     this.index ??= this.getText(RANGES_INDEX_PATH).then((text) => {
-      const index = JSON.parse(text) as RangesIndex;
-      if (index.layout !== 'ranges' || typeof index.kinds !== 'object') throw new LookupError(`${RANGES_INDEX_PATH} does not describe a range layout`);
+      const index = this.parsed<RangesIndex>(RANGES_INDEX_PATH, text, JSON.parse);
+      if (index === null || typeof index !== 'object' || index.layout !== 'ranges' || typeof index.kinds !== 'object' || index.kinds === null) {
+        throw new LookupError(`${RANGES_INDEX_PATH} does not describe a range layout`);
+      }
+      this.checkNetwork(RANGES_INDEX_PATH, index.network);
       return index;
     }).catch((err: unknown) => {
       this.index = null;
@@ -60,12 +89,22 @@ export class RangeClient {
     return this.index;
   }
 
-  /** The range that holds `key` of `kind`, parsed. */
+  /** The range that holds `key` of `kind`, parsed, after one refresh of the layout when it was out of date. */
   async range(kind: RangeKind, key: string): Promise<{ path: string; range: ParsedRange }> {
-    const layout = (await this.layout()).kinds[kind];
-    if (!layout) throw new LookupError(`the release has no ${kind} ranges`);
-    const path = rangePath(kind, rangePrefix(key, layout.prefix_length));
-    return { path, range: parseRange(await this.getText(path)) };
+    // The index is kept for the client's life, but a release's layout changes: when a kind's
+    // documents grow, its prefix length does, and the ranges of the old length are gone. A
+    // missing range (404), or one from a newer release than the index, means a new layout.
+    const index = await this.layout();
+    let found: { path: string; range: ParsedRange };
+    try {
+      found = await this.rangeOf(index, kind, key);
+    } catch (err) {
+      if (!(err instanceof NotFound)) throw err;
+      return this.rangeOf(await this.refreshed(index), kind, key);
+    }
+    if (found.range.header.as_of_height <= index.as_of_height) return found;
+    const newer = await this.refreshed(index);
+    return newer.kinds[kind]?.prefix_length === index.kinds[kind]?.prefix_length ? found : this.rangeOf(newer, kind, key);
   }
 
   /**
@@ -73,7 +112,7 @@ export class RangeClient {
    * null when the release has none. A block hash costs a second range: the
    * first one maps it to its height.
    */
-  async document<T = unknown>(kind: RangeKind, q: string | number): Promise<FoundDocument<T> | null> {
+  async document<K extends RangeKind>(kind: K, q: string | number): Promise<FoundDocument<RangeDocuments[K]> | null> {
     let key = canonicalKey(q);
     let found = await this.range(kind, key);
     if (kind === 'block' && !/^\d+$/.test(key)) {
@@ -83,23 +122,69 @@ export class RangeClient {
       found = await this.range(kind, key);
     }
     const text = found.range.documents.get(key);
-    return text === undefined ? null : { key, text, value: JSON.parse(text) as T, path: found.path };
+    return text === undefined ? null : this.found<RangeDocuments[K]>(key, text, found.path);
   }
 
   /** follow's full-depth chain of an address when it is longer than the default depth, else its default document. */
-  async followChain<T = unknown>(q: string): Promise<FoundDocument<T> | null> {
+  async followChain(q: string): Promise<FoundDocument<FollowDocument> | null> {
     const key = canonicalKey(q);
     const { path, range } = await this.range('follow', key);
     const text = range.chains.get(key) ?? range.documents.get(key);
-    return text === undefined ? null : { key, text, value: JSON.parse(text) as T, path };
+    return text === undefined ? null : this.found<FollowDocument>(key, text, path);
+  }
+
+  private async rangeOf(index: RangesIndex, kind: RangeKind, key: string): Promise<{ path: string; range: ParsedRange }> {
+    const layout = index.kinds[kind];
+    if (!layout) throw new LookupError(`the release has no ${kind} ranges`);
+    const path = rangePath(kind, rangePrefix(key, layout.prefix_length));
+    const range = this.parsed(path, await this.getText(path), parseRange);
+    this.checkNetwork(path, range.header.network);
+    return { path, range };
+  }
+
+  /** The index fetched again, unless another lookup has already replaced `stale`. */
+  private async refreshed(stale: RangesIndex): Promise<RangesIndex> {
+    const current = await this.layout();
+    if (current !== stale) return current;
+    this.index = null;
+    return this.layout();
+  }
+
+  private found<T>(key: string, text: string, path: string): FoundDocument<T> {
+    return { key, text, value: this.parsed<T>(path, text, JSON.parse), path };
+  }
+
+  /** `parse(text)`; a body that is not what `path` should hold (an HTML error page, a truncated file) is a LookupError. */
+  private parsed<T>(path: string, text: string, parse: (text: string) => T): T {
+    try {
+      return parse(text);
+    } catch (err) {
+      throw new LookupError(`${this.base}${path} is not a pegscope release file (${(err as Error).message})`, { cause: err });
+    }
+  }
+
+  private checkNetwork(path: string, network: string): void {
+    if (network !== this.network) throw new LookupError(`${this.base}${path} is of the ${network} release, but ${this.network} was asked for`);
   }
 
   private async getText(path: string): Promise<string> {
     const url = `${this.base}${path}`;
-    const response = await this.fetch(url);
-    // The body is read either way, so the connection is free again.
-    const text = await response.text();
-    if (!response.ok) throw new LookupError(`GET ${url} answered ${response.status}`);
-    return text;
+    const controller = this.timeoutMs === undefined ? null : new AbortController();
+    const timer = controller ? setTimeout(() => controller.abort(), this.timeoutMs) : undefined;
+    try {
+      const response = await this.fetch(url, controller ? { signal: controller.signal } : undefined);
+      // The body is read either way, so the connection is free again.
+      const text = await response.text();
+      if (response.status === 404) throw new NotFound(`GET ${url} answered 404`);
+      if (!response.ok) throw new LookupError(`GET ${url} answered ${response.status}`);
+      return text;
+    } catch (err) {
+      if (err instanceof LookupError) throw err;
+      if (controller?.signal.aborted) throw new LookupError(`GET ${url} took longer than ${this.timeoutMs} ms`, { cause: err });
+      throw new LookupError(`GET ${url} failed: ${(err as Error).message}`, { cause: err });
+    } finally {
+      // Only with a timeout: a JavaScript engine without timers can use the client without one.
+      if (timer !== undefined) clearTimeout(timer);
+    }
   }
 }

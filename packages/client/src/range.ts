@@ -135,7 +135,11 @@ export function encodeRange(header: RangeHeader, documents: readonly string[]): 
   return `${rangeHeadLine(header)}${lines}${RANGE_END}`;
 }
 
-export class RangeFormatError extends Error {}
+/** Text that is not a range file. */
+export class RangeFormatError extends Error {
+  // Says which error it is: an Error subclass inherits the name 'Error'.
+  override readonly name = 'RangeFormatError';
+}
 
 /** Parses line 1 of a range file. */
 export function parseRangeHeader(firstLine: string): RangeHeader {

@@ -165,6 +165,33 @@ class EventQueue {
 type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
 const before = (x: Event, y: Event): boolean => x.height < y.height || (x.height === y.height && x.seq < y.seq);
 
+function userAddr(seed: number, user: number, k: number): Addr {
+  const t = mix32(seed, 7, user, k) % 100;
+  return makeAddr(t < 85 ? 'p2wpkh' : t < 93 ? 'p2pkh' : 'p2sh', mixBytes(20, seed, 1, user, k));
+}
+
+function exchangeAddr(seed: number, e: number, k: number): Addr {
+  return makeAddr(k % 3 === 2 ? 'p2sh' : 'p2wpkh', mixBytes(20, seed, 2, e, k));
+}
+
+/**
+ * The labels of a simulated chain: exchange deposit addresses and SimPay's hot
+ * wallet. A function of the rates and the seed alone (no block needs to be
+ * generated), so the source can write them before the first scan.
+ */
+export function simLabels(rates: SimRates, seed: number): SimLabel[] {
+  const labels: SimLabel[] = [];
+  for (let e = 0; e < rates.exchanges; e++) {
+    for (let k = 0; k < rates.depositAddressesPerExchange; k++) {
+      labels.push({ address: addressOf(exchangeAddr(seed, e, k).script), entity: `SimExchange ${String.fromCharCode(65 + e)}`, category: 'exchange', confidence: 1 });
+    }
+  }
+  for (let u = 0; u < SERVICE_USERS; u++) {
+    labels.push({ address: addressOf(userAddr(seed, u, 0).script), entity: 'SimPay', category: 'service', confidence: 0.9 });
+  }
+  return labels;
+}
+
 export class SimChain {
   readonly tip: number;
   height = -1;
@@ -231,19 +258,6 @@ export class SimChain {
     return block;
   }
 
-  labels(): SimLabel[] {
-    const labels: SimLabel[] = [];
-    for (let e = 0; e < this.rates.exchanges; e++) {
-      for (let k = 0; k < this.rates.depositAddressesPerExchange; k++) {
-        labels.push({ address: addressOf(this.exchangeAddr(e, k).script), entity: `SimExchange ${String.fromCharCode(65 + e)}`, category: 'exchange', confidence: 1 });
-      }
-    }
-    for (let u = 0; u < SERVICE_USERS; u++) {
-      labels.push({ address: addressOf(this.userAddr(u, 0).script), entity: 'SimPay', category: 'service', confidence: 0.9 });
-    }
-    return labels;
-  }
-
   /** Activity and fee levels wander slowly (mean-reverting in log space), like busy and quiet periods. */
   private drift(): void {
     const v = this.rates.activityVolatility;
@@ -256,15 +270,6 @@ export class SimChain {
   }
 
   // --- addresses -----------------------------------------------------------
-
-  private userAddr(user: number, k: number): Addr {
-    const t = mix32(this.seed, 7, user, k) % 100;
-    return makeAddr(t < 85 ? 'p2wpkh' : t < 93 ? 'p2pkh' : 'p2sh', mixBytes(20, this.seed, 1, user, k));
-  }
-
-  private exchangeAddr(e: number, k: number): Addr {
-    return makeAddr(k % 3 === 2 ? 'p2sh' : 'p2wpkh', mixBytes(20, this.seed, 2, e, k));
-  }
 
   private freshAddr(): Addr {
     const n = this.nextFresh++;
@@ -421,7 +426,7 @@ export class SimChain {
     }
     const service = user < SERVICE_USERS;
     const inputCount = !service && this.rng.chance(r.multiInputShare) ? this.rng.int(2, 3) : 1;
-    const addrs = Array.from({ length: inputCount }, (_, k) => this.userAddr(user, k));
+    const addrs = Array.from({ length: inputCount }, (_, k) => userAddr(this.seed, user, k));
     const canonicalFee = this.feeRateCanonical() * (PEGIN_BASE_VSIZE + addrs.reduce((n, a) => n + INPUT_VSIZE[a.type], 0));
 
     const x = this.rng.next();
@@ -592,14 +597,14 @@ export class SimChain {
   private destination(w: Wallet, final: boolean): { kind: DestinationKind; addr: Addr; nextUser: number | null } {
     if (final && w.chain && w.chain.cycle < w.chain.cycles) {
       const nextUser = this.nextUser++;
-      return { kind: 'next_hop', addr: this.userAddr(nextUser, 0), nextUser };
+      return { kind: 'next_hop', addr: userAddr(this.seed, nextUser, 0), nextUser };
     }
     const r = this.rates;
     const i = this.rng.weighted([r.destFresh, r.destReuse, r.destExchange]);
-    if (i === 1) return { kind: 'funding_address_reuse', addr: this.userAddr(w.user, 0), nextUser: null };
+    if (i === 1) return { kind: 'funding_address_reuse', addr: userAddr(this.seed, w.user, 0), nextUser: null };
     if (i === 2) {
       const e = this.rng.int(0, r.exchanges - 1);
-      return { kind: 'exchange', addr: this.exchangeAddr(e, this.rng.int(0, r.depositAddressesPerExchange - 1)), nextUser: null };
+      return { kind: 'exchange', addr: exchangeAddr(this.seed, e, this.rng.int(0, r.depositAddressesPerExchange - 1)), nextUser: null };
     }
     return { kind: 'fresh', addr: this.freshAddr(), nextUser: null };
   }
@@ -663,7 +668,7 @@ export class SimChain {
     }
     if (p.dest === 'next_hop' && w.chain && p.nextUser !== null) {
       const at = height + HOGEX_MATURITY + Math.round(this.rng.logNormal(this.rates.hopDelayMedianBlocks, 0.8));
-      const addr = this.userAddr(p.nextUser, 0);
+      const addr = userAddr(this.seed, p.nextUser, 0);
       const input: Outpoint = { txidBytes: hogex.txidBytes, vout, value: p.out.value, addr };
       const canonicalFee = this.feeRateCanonical() * (PEGIN_BASE_VSIZE + INPUT_VSIZE[addr.type]);
       this.retain(hogex, at + RETAIN_BLOCKS);

@@ -5,7 +5,7 @@
  * with the same seed, so they produce the same bytes.
  */
 import { Worker } from 'node:worker_threads';
-import { SIM_MWEB_ACTIVATION_HEIGHT, SimChain, type GeneratedBlock } from './chain.js';
+import { SIM_MWEB_ACTIVATION_HEIGHT, SimChain, simLabels, type GeneratedBlock } from './chain.js';
 import type { SimRates } from './presets.js';
 import { nullTruth, truthWriter, type TruthMeta, type TruthSink } from './truth.js';
 
@@ -51,7 +51,7 @@ export function inlineGenerator(config: GeneratorConfig, onBlock: BlockSink): Ge
     rawTransaction: (txid) => chain.rawTransaction(txid),
     inFlight: () => chain.inFlight,
     async finish(upTo, tipHash) {
-      truth.finish(truthMeta(config, upTo, tipHash), chain.labels());
+      truth.finish(truthMeta(config, upTo, tipHash), simLabels(config.rates, config.seed).length);
     },
     stop: () => truth.abandon(),
   };

@@ -7,9 +7,10 @@
  */
 import { NETWORKS } from '../../domain/network.js';
 import type { ChainInfo, ChainSource } from '../types.js';
-import { SIM_MWEB_ACTIVATION_HEIGHT } from './chain.js';
+import { SIM_MWEB_ACTIVATION_HEIGHT, simLabels } from './chain.js';
 import { inlineGenerator, workerGenerator, type Generator, type GeneratorConfig, type InFlight } from './generator.js';
 import { presetRates, type SimPresetName, type SimRates } from './presets.js';
+import { writeSimLabels } from './truth.js';
 
 export interface SimSourceOptions {
   preset: SimPresetName;
@@ -42,6 +43,8 @@ export function createSimSource(opts: SimSourceOptions): SimSource {
   const tip = SIM_MWEB_ACTIVATION_HEIGHT - 1 + rates.blocks;
   const WINDOW = opts.windowBlocks ?? DEFAULT_WINDOW;
   const config: GeneratorConfig = { preset: opts.preset, seed: opts.seed, rates, truthDir: opts.truthDir ?? null };
+  // Before any block: a job imports the labels ahead of its analysis, so its first release has them too.
+  if (opts.truthDir) writeSimLabels(opts.truthDir, simLabels(rates, opts.seed));
 
   // The window is a ring indexed by height % WINDOW; byHash is rebuilt from it when it grows too large.
   const ringHeight = new Int32Array(WINDOW).fill(-1);

@@ -2,7 +2,9 @@
  * Ground truth of a simulated chain, written next to the database while the
  * blocks are generated (format: docs/simulation.md). Each file is written to
  * `<name>.tmp` and renamed into place when the source closes, so a reader
- * never sees a half-written truth.
+ * never sees a half-written truth. The labels are the exception: they do not
+ * depend on the blocks, and are written when the source opens, so the job
+ * imports them before its first analysis.
  */
 import { closeSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -136,7 +138,8 @@ export interface TruthSink {
   pegin(record: TruthPegin): void;
   pegout(record: TruthPegout): void;
   cycle(record: TruthCycle): void;
-  finish(meta: Omit<TruthMeta, 'counts'>, labels: readonly SimLabel[]): void;
+  /** `labels`: how many the source wrote (writeSimLabels), for meta.json's counts. */
+  finish(meta: Omit<TruthMeta, 'counts'>, labels: number): void;
   abandon(): void;
 }
 
@@ -156,9 +159,8 @@ export function truthWriter(dir: string): TruthSink {
       pegins.commit(upTo);
       pegouts.commit(upTo);
       cycles.commit(upTo);
-      const counts = { pegins: pegins.count, pegouts: pegouts.count, round_trips: pegouts.tallied, cycles: cycles.count, labels: labels.length };
+      const counts = { pegins: pegins.count, pegouts: pegouts.count, round_trips: pegouts.tallied, cycles: cycles.count, labels };
       writeAtomically(join(dir, TRUTH_FILES.meta), `${JSON.stringify({ ...meta, counts }, null, 2)}\n`);
-      writeAtomically(join(dir, SIM_LABELS_FILE), labelsCsv(labels));
     },
     abandon() {
       pegins.abandon();
@@ -173,6 +175,12 @@ function writeAtomically(path: string, text: string): void {
   writeSync(fd, text);
   closeSync(fd);
   renameSync(`${path}.tmp`, path);
+}
+
+/** Writes labels.csv into the truth directory (created if missing). */
+export function writeSimLabels(dir: string, labels: readonly SimLabel[]): void {
+  mkdirSync(dir, { recursive: true });
+  writeAtomically(join(dir, SIM_LABELS_FILE), labelsCsv(labels));
 }
 
 export function labelsCsv(labels: readonly SimLabel[]): string {

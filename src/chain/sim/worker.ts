@@ -1,6 +1,6 @@
 /** Worker thread of the simulated chain: generates blocks ahead of the scanner and posts them in chunks. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { SimChain, type GeneratedBlock } from './chain.js';
+import { SimChain, simLabels, type GeneratedBlock } from './chain.js';
 import { truthMeta, type FromWorker, type GeneratorConfig, type ToWorker } from './generator.js';
 import { nullTruth, truthWriter } from './truth.js';
 
@@ -49,7 +49,7 @@ port.on('message', (m: ToWorker) => {
   } else if (m.type === 'finish') {
     target = chain.height; // stop running ahead: the truth is closed now
     try {
-      truth.finish(truthMeta(config, m.upTo, m.tipHash), chain.labels());
+      truth.finish(truthMeta(config, m.upTo, m.tipHash), simLabels(config.rates, config.seed).length);
       send({ type: 'finished' });
     } catch (err) {
       send({ type: 'error', message: err instanceof Error ? err.message : String(err) });
