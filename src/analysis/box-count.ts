@@ -1,8 +1,8 @@
 /**
- * Counting peg-ins in boxes of amount × height (SPEC §2 Horizon): a peg's
- * anonymity set is the peg-ins within the tolerance AND within H blocks of
- * it, a peg-out's window the peg-ins within its amount window in the H blocks
- * before it. SQL has no O(n log n) answer for a count over two ranges (a
+ * Counting peg-ins in boxes of amount × height (docs/methodology.md "The
+ * horizon"): a peg-in's anonymity set is the peg-ins within the tolerance in
+ * the H blocks before it and its own, a peg-out's window the peg-ins within
+ * its amount window in the H blocks before it. SQL has no O(n log n) answer for a count over two ranges (a
  * range join materialises every pair, millions around round amounts), so this
  * is the textbook offline sweep: queries sorted by height, peg-ins added to a
  * Fenwick tree over amount ranks as the sweep passes them.

@@ -42,11 +42,14 @@ async function writeCounts(db: Db, table: string, columns: [string, string], ids
   }
 }
 
-/** A peg-in's anonymity set: peg-ins within ±tolerance and within the horizon on either side. */
+/**
+ * A peg-in's anonymity set: peg-ins within ±tolerance in the horizon's blocks
+ * up to and including its own, the amount table of its height (03_a_amounts.sql).
+ */
 export function pegInSetBoxes(pegins: Points, tolerance: number, horizon: number): Boxes {
   return {
     amountLow: pegins.amount.map((a) => a - tolerance), amountHigh: pegins.amount.map((a) => a + tolerance),
-    heightLow: pegins.height.map((h) => h - horizon), heightHigh: pegins.height.map((h) => h + horizon),
+    heightLow: pegins.height.map((h) => h - horizon), heightHigh: pegins.height,
   };
 }
 
