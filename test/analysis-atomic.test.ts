@@ -49,6 +49,8 @@ describe('analysis atomicity', () => {
     await insertChain(db, 0, [{ txid: txid('second'), height: 200, amount: 987_654_321, inputs: ['C1'] }],
       [{ txid: txid('second-out'), vout: 1, height: 250, amount: 987_654_321 - 6_410, address: 'D1' }]);
     await db.setMeta('cursor_height', '300');
+    // As the scanner would see it: blocks below the tip change only in a reorg, which replaces the tip too.
+    await db.exec("UPDATE blocks SET hash = 'h300-reorged' WHERE height = 300");
     db.close();
 
     await killMidAnalysis(path, pauseAfter);

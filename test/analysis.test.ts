@@ -50,13 +50,15 @@ describe('the horizon (SPEC §2)', () => {
     expect(await d.all('SELECT key, value FROM a_meta WHERE key = $1', ['horizon_blocks'])).toEqual([{ key: 'horizon_blocks', value: String(H) }]);
   });
 
-  it('counts anonymity sets within H blocks on either side, and the amount table over the last H blocks', async () => {
+  it('counts anonymity sets over the H blocks up to and including the peg-in\'s own, and the amount table over the last H blocks', async () => {
     const d = await fresh();
-    const heights = [10, 200, 260, 300, 390];
+    // 200 and 300 are H apart (both edges in), 300 and 300 share a block, 260 is followed by pegs it must not count.
+    const heights = [10, 200, 260, 300, 300, 390];
     await insertChain(d, 400, heights.map((height, i) => ({ txid: txid(`p${i}`), height, amount: amount + i, inputs: [`A${i}`] })), []);
     await analyze(d, { now: 1, horizon: H });
     const sets = await d.all<{ txid: string; anonymity_set: number }>('SELECT txid, anonymity_set::INTEGER AS anonymity_set FROM a_pegin_scores ORDER BY txid');
-    const expected = heights.map((h, i) => ({ txid: txid(`p${i}`), anonymity_set: heights.filter((o) => Math.abs(o - h) <= H).length }));
+    const expected = heights.map((h, i) => ({ txid: txid(`p${i}`), anonymity_set: heights.filter((o) => o <= h && o >= h - H).length }));
+    expect(expected.map((e) => e.anonymity_set)).toEqual([1, 1, 2, 4, 4, 3]);
     expect(sets).toEqual(expected.sort((a, b) => a.txid.localeCompare(b.txid)));
     const table = await d.all<{ count: bigint }>("SELECT count FROM a_amounts WHERE side = 'pegin'");
     expect(table).toHaveLength(heights.filter((h) => h >= 400 - H).length);
@@ -296,19 +298,20 @@ describe('multi-hop follow', () => {
 });
 
 describe('peg-in privacy scores', () => {
-  it('use the wallet client\'s curve and window: the score of an unlinked peg-in is scoreOfSet of the peg-ins within ±tolerance', async () => {
+  it('use the wallet client\'s curve and window: the score of an unlinked peg-in is scoreOfSet of the peg-ins within ±tolerance up to its block', async () => {
     const d = await fresh();
     const amounts = [10_000_000, 10_050_000, 10_150_000, 10_150_000, 10_390_000, 50_000_000, 50_200_000, 50_200_001];
     await insertChain(d, 200, amounts.map((amount, i) => ({ txid: txid(`p${i}`), height: 100 + i, amount, inputs: [`I${i}`] })), []);
     await analyze(d);
     const rows = await d.all<{ txid: string; privacy_score: number; anonymity_set: bigint }>('SELECT txid, privacy_score, anonymity_set FROM a_pegin_scores');
-    const table = buildAmountCounts({ pegin: amounts.map((a) => [a, 1] as const), pegout: [] });
     for (const [i, amount] of amounts.entries()) {
       const row = rows.find((r) => r.txid === txid(`p${i}`))!;
-      const expectedSet = amounts.filter((a) => Math.abs(a - amount) <= P.tol).length;
+      const upToItsBlock = amounts.slice(0, i + 1);
+      const expectedSet = upToItsBlock.filter((a) => Math.abs(a - amount) <= P.tol).length;
       expect(Number(row.anonymity_set)).toBe(expectedSet);
       expect(row.privacy_score).toBe(scoreOfSet(expectedSet));
-      // The wallet's view of the same amount counts its own planned peg-in on top.
+      // The amount table of its height holds the peg-in itself; privacyOf's anonymity_set would count it once more.
+      const table = buildAmountCounts({ pegin: upToItsBlock.map((a) => [a, 1] as const), pegout: [] });
       expect(privacyOf(table, amount, 'pegin').window_set).toBe(expectedSet);
     }
   });

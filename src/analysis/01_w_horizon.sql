@@ -1,7 +1,8 @@
--- Ids for the box counts of the horizon (SPEC §2; box-count.ts fills the
--- count tables): every peg-in's anonymity set (peg-ins within ±tol and
--- within {{horizon_blocks}} blocks of it) and every peg-out's window (peg-ins in
--- [A, A + tol] in the {{horizon_blocks}} blocks before it).
+-- Ids for the box counts of the horizon (docs/methodology.md "The horizon";
+-- horizon.ts fills the count tables): every peg-in's anonymity set (peg-ins
+-- within ±tol in the {{horizon_blocks}} blocks up to and including its own)
+-- and every peg-out's window (peg-ins in [A, A + tol] in the {{horizon_blocks}}
+-- blocks before it).
 -- Any numbering 0..n-1 will do (no sort): an id only ties a peg to its count
 -- within this run, and no result depends on its value.
 CREATE OR REPLACE TEMP TABLE w_pegin_ids AS
@@ -10,7 +11,8 @@ SELECT row_number() OVER ()::INTEGER - 1 AS id, txid, vout, height, amount FROM 
 CREATE OR REPLACE TEMP TABLE w_pegout_ids AS
 SELECT row_number() OVER ()::INTEGER - 1 AS orid, txid, vout, address, height, amount FROM w_pegouts;
 
--- Counted here: anonymity sets of peg-ins from {{recount_from}} on (a set reaches H
--- blocks up) and windows of the peg-outs whose links are computed (04_a_links.sql).
+-- Counted here: anonymity sets of peg-ins from {{recount_from}} on (a set never
+-- changes after its block) and windows of the peg-outs whose links are computed
+-- (04_a_links.sql).
 CREATE OR REPLACE TEMP TABLE w_pegin_sets (id INTEGER, anonymity_set INTEGER);
 CREATE OR REPLACE TEMP TABLE w_pegout_windows (orid INTEGER, window_count INTEGER);

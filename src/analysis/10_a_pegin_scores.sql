@@ -1,6 +1,7 @@
 -- a_pegin_scores: privacy score 0..100 per peg-in (higher is better).
--- base = score of the anonymity set (peg-ins within ±tolerance and within
--- {{horizon_blocks}} blocks, itself included: w_pegin_sets),
+-- base = score of the anonymity set (peg-ins within ±tolerance in the
+-- {{horizon_blocks}} blocks up to and including its own, itself included:
+-- w_pegin_sets; privacyOf's window_set from the amount table of its height),
 -- the same curve as privacyOf in packages/client/src/privacy.ts; then × (1 − best link
 -- confidence), − {{reuse_penalty}} when a funding address also received a peg-out,
 -- − {{entity_penalty}} when a funding address is attributed to a known entity.

@@ -9,9 +9,10 @@
  * transaction-local tables orders of magnitude slower (measured: 290 s instead
  * of 0.3 s for the link windows of the mainnet preset).
  * A run continues the published analysis when that one used the same model
- * and its chain is still this one's: links and anonymity sets of pegs more
- * than the horizon below the new blocks are final (SPEC §2), so they are
- * carried over and only the pegs above are counted and linked again.
+ * and its chain is still this one's: anonymity sets of the peg-ins below the
+ * new blocks and links of peg-outs more than the horizon below them are final
+ * (docs/methodology.md "The horizon"), so they are carried over and only the
+ * pegs above are counted and linked again.
  * Formulas and constants: docs/methodology.md.
  */
 import { createHash } from 'node:crypto';
@@ -134,13 +135,14 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
 
 /**
  * What a run recomputes once blocks from height `changedFrom` on are new
- * (0: every peg). A peg-in's set reaches H blocks up; a peg-out's link
- * depends on its candidates' other exits, up to H − 1 blocks above it; the
- * links need the windows of peg-outs H blocks lower (those other exits').
+ * (0: every peg). A peg-in's set counts blocks up to its own, so only new
+ * peg-ins have one to count; a peg-out's link depends on its candidates'
+ * other exits, up to H − 1 blocks above it; the links need the windows of
+ * peg-outs H blocks lower (those other exits').
  */
 export function recomputedFrom(changedFrom: number, horizon: number): { sets: number; links: number; windows: number } {
   const links = changedFrom - horizon + 1;
-  return { sets: changedFrom - horizon, links, windows: links - horizon + 1 };
+  return { sets: changedFrom, links, windows: links - horizon + 1 };
 }
 
 /** The model as a number a_meta records (48 bits of a sha256): its values, its SQL and the pegscope version. */

@@ -1,85 +1,91 @@
 /**
- * Counting peg-ins in boxes of amount × height (SPEC §2 Horizon): a peg's
- * anonymity set is the peg-ins within the tolerance AND within H blocks of
- * it, a peg-out's window the peg-ins within its amount window in the H blocks
- * before it. SQL has no O(n log n) answer for a count over two ranges (a
- * range join materialises every pair, millions around round amounts), so this
- * is the textbook offline sweep: queries sorted by height, peg-ins added to a
- * Fenwick tree over amount ranks as the sweep passes them.
+ * Counting peg-ins in windows of amount × height (docs/methodology.md "The
+ * horizon"): a peg-in's anonymity set is the peg-ins within the tolerance in
+ * the H blocks before it and its own, a peg-out's window the peg-ins within
+ * its amount window in the H blocks before it. SQL has no O(n log n) answer
+ * for a count over two ranges (a range join materialises every pair,
+ * millions around round amounts; a window function ranges over one order
+ * only), so this is an offline sweep over heights with a Fenwick tree over
+ * amount ranks.
  */
 
-/** Peg-ins as points: amount (litoshi) and height, index-aligned. */
+/** Peg-ins as points: amount (litoshi) and height, index-aligned, in ascending amount order. */
 export interface Points { amount: Float64Array; height: Int32Array }
 
-/** Boxes [amountLow, amountHigh] × [heightLow, heightHigh], inclusive, index-aligned. */
-export interface Boxes { amountLow: Float64Array; amountHigh: Float64Array; heightLow: Int32Array; heightHigh: Int32Array }
+/**
+ * Amount ranges [amountLow, amountHigh] over the blocks of a window ending at
+ * `top`, inclusive, index-aligned; amountLow and amountHigh each ascending.
+ */
+export interface Windows { amountLow: Float64Array; amountHigh: Float64Array; top: Int32Array }
 
-/** How many points lie in each box. Plain loops over typed arrays: callbacks (map, Set) made this 10× slower. */
-export function countInBoxes(points: Points, boxes: Boxes): Uint32Array {
-  const amounts = distinctSorted(points.amount);
-  const tree = new Uint32Array(amounts.length + 1);
-  const pointOrder = sortedIndexes(points.height);
-  const n = boxes.amountLow.length;
-  // Amount ranks looked up once, not per sweep event: binary searches over a large array miss the cache.
-  const pointRank = new Uint32Array(pointOrder.length);
-  for (let i = 0; i < pointRank.length; i++) pointRank[i] = lowerBound(amounts, points.amount[i]!);
-  const lowRank = new Uint32Array(n), highRank = new Uint32Array(n);
-  for (let box = 0; box < n; box++) {
-    lowRank[box] = lowerBound(amounts, boxes.amountLow[box]!);
-    highRank[box] = upperBound(amounts, boxes.amountHigh[box]!);
+/**
+ * How many points lie in each window: amount in [amountLow, amountHigh] and
+ * height in top − length + 1 .. top. Every window spans the same blocks, so
+ * in order of `top` both its ends only move up: one sweep adds each point
+ * to the tree as the top passes it and removes it as the bottom does, and
+ * each window is one count over its amount ranks (a box with ends of its own
+ * needed two). Amount order comes from DuckDB, so ranks are merges, not
+ * binary searches (those missed the cache: most of the time at x10). Plain
+ * loops over typed arrays: callbacks (map, Set) made this 10× slower.
+ */
+export function countInWindows(points: Points, windows: Windows, length: number): Uint32Array {
+  if (!Number.isSafeInteger(length) || length < 1) throw new RangeError(`a window spans at least one block, not ${length}`);
+  const n = points.amount.length, m = windows.top.length;
+  // rank[i]: how many distinct amounts are <= point i's (1-based, its Fenwick index).
+  const rank = new Uint32Array(n);
+  for (let i = 0, distinct = 0; i < n; i++) {
+    if (i > 0 && points.amount[i]! < points.amount[i - 1]!) throw new RangeError('countInWindows: points must come in ascending amount order');
+    if (i === 0 || points.amount[i] !== points.amount[i - 1]) distinct++;
+    rank[i] = distinct;
   }
-  // Each box is counted twice: minus what lies below heightLow, plus what lies up to heightHigh.
-  const at = new Float64Array(2 * n);
-  for (let box = 0; box < n; box++) {
-    at[box] = boxes.heightLow[box]! - 0.5;
-    at[n + box] = boxes.heightHigh[box]! + 0.5;
-  }
-  const sweep = sortedIndexes(at);
-  const counts = new Int32Array(n);
-  let next = 0;
-  for (let s = 0; s < sweep.length; s++) {
-    const e = sweep[s]!;
-    const box = e < n ? e : e - n;
-    while (next < pointOrder.length && points.height[pointOrder[next]!]! < at[e]!) {
-      // Fenwick add: one more point at this amount rank.
-      for (let i = pointRank[pointOrder[next++]!]! + 1; i < tree.length; i += i & -i) tree[i]!++;
+  // Distinct amounts below amountLow and up to amountHigh, by one merge each.
+  const lowRank = new Uint32Array(m), highRank = new Uint32Array(m);
+  for (let w = 0, below = 0, upTo = 0; w < m; w++) {
+    if (w > 0 && (windows.amountLow[w]! < windows.amountLow[w - 1]! || windows.amountHigh[w]! < windows.amountHigh[w - 1]!)) {
+      throw new RangeError('countInWindows: windows must come in ascending amount order');
     }
-    const inAmounts = Math.max(0, pointsBelow(tree, highRank[box]!) - pointsBelow(tree, lowRank[box]!));
-    counts[box] = counts[box]! + (e < n ? -inAmounts : inAmounts);
+    while (below < n && points.amount[below]! < windows.amountLow[w]!) below++;
+    while (upTo < n && points.amount[upTo]! <= windows.amountHigh[w]!) upTo++;
+    lowRank[w] = below > 0 ? rank[below - 1]! : 0;
+    highRank[w] = upTo > 0 ? rank[upTo - 1]! : 0;
   }
-  // An inverted box (heightLow > heightHigh) holds nothing.
-  const result = new Uint32Array(n);
-  for (let box = 0; box < n; box++) result[box] = Math.max(0, counts[box]!);
-  return result;
+  const tree = new Int32Array((n > 0 ? rank[n - 1]! : 0) + 1);
+  // Heights and ranks gathered into sweep order once, so the sweep reads them sequentially.
+  const pointOrder = sortedIndexes(points.height);
+  const height = new Int32Array(n), slot = new Uint32Array(n);
+  for (let k = 0; k < n; k++) {
+    height[k] = points.height[pointOrder[k]!]!;
+    slot[k] = rank[pointOrder[k]!]!;
+  }
+  const counts = new Uint32Array(m);
+  let added = 0, removed = 0;
+  for (const w of sortedIndexes(windows.top)) {
+    const top = windows.top[w]!;
+    for (; added < n && height[added]! <= top; added++) for (let i = slot[added]!; i < tree.length; i += i & -i) tree[i]!++;
+    for (; removed < added && height[removed]! <= top - length; removed++) for (let i = slot[removed]!; i < tree.length; i += i & -i) tree[i]!--;
+    counts[w] = Math.max(0, pointsBelow(tree, highRank[w]!) - pointsBelow(tree, lowRank[w]!));
+  }
+  return counts;
 }
 
-/** Points added to the Fenwick tree with amount rank < `rank`. */
-function pointsBelow(tree: Uint32Array, rank: number): number {
+/** Points in the Fenwick tree with amount rank <= `rank`. */
+function pointsBelow(tree: Int32Array, rank: number): number {
   let count = 0;
   for (let i = rank; i > 0; i -= i & -i) count += tree[i]!;
   return count;
 }
 
-/** The distinct values, ascending. */
-function distinctSorted(values: Float64Array): Float64Array {
-  const sorted = values.slice().sort();
-  let m = 0;
-  for (let i = 0; i < sorted.length; i++) if (m === 0 || sorted[i] !== sorted[m - 1]) sorted[m++] = sorted[i]!;
-  return sorted.subarray(0, m);
-}
-
 /**
- * Indexes 0..n-1 ordered by key, ties in index order. Keys here are heights
- * ± 0.5, so (2·key, index) packs exactly into one double and a native
- * typed-array sort replaces a comparator sort (5× faster on a million pegs).
- * Keys spread too wide to pack, or not multiples of 0.5, fall back to the
- * comparator.
+ * Indexes 0..n-1 ordered by key, ties in index order. Keys here are heights,
+ * so (key, index) packs exactly into one double and a native typed-array
+ * sort replaces a comparator sort (5× faster on a million pegs). Keys spread
+ * too wide to pack, or not integers, fall back to the comparator.
  */
 export function sortedIndexes(keys: ArrayLike<number>): Uint32Array {
   const n = keys.length;
   let min = Infinity, max = -Infinity, packable = true;
   for (let i = 0; i < n; i++) {
-    const k = 2 * keys[i]!;
+    const k = keys[i]!;
     if (k < min) min = k;
     if (k > max) max = k;
     if (!Number.isInteger(k)) packable = false;
@@ -91,22 +97,8 @@ export function sortedIndexes(keys: ArrayLike<number>): Uint32Array {
     return order.sort((a, b) => keys[a]! - keys[b]!);
   }
   const packed = new Float64Array(n);
-  for (let i = 0; i < n; i++) packed[i] = (2 * keys[i]! - min) * slots + i;
+  for (let i = 0; i < n; i++) packed[i] = (keys[i]! - min) * slots + i;
   packed.sort();
   for (let i = 0; i < n; i++) order[i] = packed[i]! % slots;
   return order;
-}
-
-/** First index whose value is >= x. */
-function lowerBound(sorted: Float64Array, x: number): number {
-  let lo = 0, hi = sorted.length;
-  while (lo < hi) { const mid = (lo + hi) >>> 1; if (sorted[mid]! < x) lo = mid + 1; else hi = mid; }
-  return lo;
-}
-
-/** First index whose value is > x. */
-function upperBound(sorted: Float64Array, x: number): number {
-  let lo = 0, hi = sorted.length;
-  while (lo < hi) { const mid = (lo + hi) >>> 1; if (sorted[mid]! <= x) lo = mid + 1; else hi = mid; }
-  return lo;
 }

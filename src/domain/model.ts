@@ -88,6 +88,10 @@ export const DEFINITIONS = {
   high_risk_score: { value: 70, unit: 'points', meaning: 'a peg-out at or above this risk score counts in high_risk_pegouts' },
   follow_max_hops: { value: 10, unit: 'hops', meaning: 'multi-hop follow chains stop after this many hops (the follow endpoint\'s largest depth)' },
   follow_default_depth: { value: 3, unit: 'hops', meaning: 'the follow endpoint\'s default depth: a release\'s follow documents hold this many hops, and the longer chains are published beside them' },
+  definitions_revision: {
+    value: 2, unit: '',
+    meaning: 'raised whenever a published number changes meaning without a value here changing (2: a peg-in\'s anonymity set counts only the blocks up to its own); a new one makes analyze recompute every peg and the next export render every document',
+  },
 } as const satisfies Facts;
 
 const chain = valuesOf(CHAIN_FACTS);
