@@ -39,7 +39,7 @@ export interface RangeDocuments {
 
 export type Amount = number;
 
-export type Attribution = { entity: string; category: Category; via: "direct" | "cluster"; confidence: number; cluster_id: string | null; } | null;
+export type Attribution = { entity: string; category: Category; via: "direct" | "cluster"; confidence: number; cluster_id: string | null; /** the label source that won (docs/labels.md): e.g. OFAC SDN 2026-11-20, a TagPack title, a label file's source, coinbase */ source: string; } | null;
 
 export type Category = "exchange" | "service" | "pool" | "mixer" | "gambling" | "merchant" | "sanctioned" | "other";
 
