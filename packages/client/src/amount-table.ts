@@ -14,7 +14,7 @@ import { isNetworkName, NETWORK_BASICS, type NetworkName, type Unit } from './ne
 /** Default link tolerance (0.002 coin): a peg-out matches peg-ins in [A, A + tolerance]. */
 export const DEFAULT_TOLERANCE: Litoshi = 200_000;
 
-/** The `version` of the format this client reads (the API's, SPEC §3). */
+/** The `version` of the format this client reads (docs/api.md). */
 export const AMOUNT_TABLE_VERSION = '1';
 
 /** [amount in litoshi, number of peg-ins (or peg-outs) of exactly that amount], sorted by amount. */

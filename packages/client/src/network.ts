@@ -1,5 +1,5 @@
 /**
- * What a wallet needs to know of each network (SPEC §1): its name, coin unit
+ * What a wallet needs to know of each network: its name, coin unit
  * and bech32 prefix. The server's fuller network parameters
  * (src/domain/network.ts) are built on these, so the two never disagree.
  */

@@ -1,5 +1,5 @@
 /**
- * Wallet-side privacy scoring of an amount (SPEC §3 `privacy`), computed from a
+ * Wallet-side privacy scoring of an amount (`privacy`, docs/api.md), computed from a
  * small cached amount table (amount-table.ts, docs/amounts.md). Pure and
  * dependency-free: the router's `privacy` endpoint and wallets run this same
  * code, so no amount or address has to leave the device.
@@ -176,7 +176,7 @@ export function suggestAmount(table: AmountCounts, amount: Litoshi, side: Side, 
 }
 
 /**
- * The `privacy` object of SPEC §3 for an amount about to be pegged in (or out).
+ * The `privacy` object (docs/api.md) for an amount about to be pegged in (or out).
  * The anonymity set counts the user's own transaction on top of the table for
  * peg-ins (it is not in the table yet); for peg-outs it is the number of
  * peg-ins the exit could have come from.

@@ -1,5 +1,5 @@
 /**
- * Range files (SPEC §4): per-query documents packed by a hex prefix of the
+ * Range files (docs/static-hosting.md): per-query documents packed by a hex prefix of the
  * sha256 of their canonical key, so a lookup asks a host for a prefix shared
  * by dozens of keys, never for the key itself (the k-anonymity scheme of
  * Have I Been Pwned's Pwned Passwords range API).
@@ -80,7 +80,7 @@ const HEIGHT = /^(?:0|[1-9]\d{0,9})$/;
 const BECH32_PREFIXES = Object.values(NETWORK_BASICS).map((n) => `${n.bech32Hrp}1`);
 
 /**
- * The canonical key of a query (SPEC §4): txids and block hashes in
+ * The canonical key of a query: txids and block hashes in
  * lower-case hex, heights in decimal, bech32 addresses in lower case (they
  * are case-insensitive) and base58 addresses as given. Validation is the
  * caller's (the router checks checksums); this only normalises.
