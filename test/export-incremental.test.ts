@@ -63,7 +63,7 @@ async function exportBoth(db: Db, name: string, layout: Layout): Promise<Sites> 
   expectSameTree(incremental.dir, full.dir);
   expectSameState(incremental.stateDir, full.stateDir);
   // The exporter's own state is beside the release, never in it.
-  expect(Object.keys(manifestFiles(incremental.dir)).filter((path) => /^data\/[^/]+\.parquet$|^data\/state\.json$/.test(path))).toEqual([]);
+  expect(Object.keys(manifestFiles(incremental.dir)).filter((path) => /^data\/[^/]+\.(parquet|json\.gz)$|^data\/state\.json$|^nginx\.conf\./.test(path))).toEqual([]);
   expectChangesBetween(previous, incremental.dir);
   return { incremental, full, floor: logs.find((l) => l.startsWith('rendering')) ?? '' };
 }

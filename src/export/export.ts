@@ -265,7 +265,7 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, op
   if (dumps.status === 'rejected') throw dumps.reason;
   await writer.put('_redirects', redirectsFile());
   await writer.put('_headers', headersFile());
-  await writer.put('nginx.conf', nginxSnippet());
+  writer.putPlain('nginx.conf', nginxSnippet());
   await db.exec(`COPY (SELECT * FROM x_attr_now ORDER BY address) TO ${sqlString(join(opts.stateDir, ATTRIBUTION_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
   await db.exec(`COPY (${PEGS_INDEX_ROWS}) TO ${sqlString(join(opts.stateDir, PEGS_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
   return documents.value;
@@ -338,7 +338,7 @@ async function writeEndpointDocuments(db: Db, writer: ReleaseWriter, stamp: Anal
 
   const topLinks = await db.one<{ links: string | null }>(TOP_LINKS, [links.TOP_LINKS]);
   const linksTop = links.linksDocument(stamp, JSON.parse(topLinks?.links ?? '[]'));
-  await writer.put('data/links.json', json(linksTop));
+  writer.putPlain('data/links.json', json(linksTop));
   const linksDefault = links.sliceLinks(linksTop, links.DEFAULT_MIN_CONFIDENCE, links.DEFAULT_LIMIT);
   await writer.put('api/links.json', json(linksDefault));
   await writer.put('api/links.csv', links.linksCsv(linksDefault));
@@ -347,7 +347,7 @@ async function writeEndpointDocuments(db: Db, writer: ReleaseWriter, stamp: Anal
     const top = await db.one<{ rows: string | null }>(TOP_AMOUNTS, [side, amounts.TOP_AMOUNTS]);
     const topDoc = amounts.amountsDocument(stamp, side, JSON.parse(top?.rows ?? '[]'));
     const name = amounts.amountsKey(side);
-    await writer.put(`data/${name}.json`, json(topDoc));
+    writer.putPlain(`data/${name}.json`, json(topDoc));
     const byDefault = amounts.sliceAmounts(topDoc, side, amounts.DEFAULT_AMOUNTS_LIMIT);
     await writer.put(`api/${name}.json`, json(byDefault));
     await writer.put(`api/${name}.csv`, amounts.amountsCsv(byDefault, side));

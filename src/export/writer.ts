@@ -130,11 +130,13 @@ export class ReleaseWriter {
   /** A file of the release with these bytes; returns it and its compressed siblings. */
   async put(path: string, data: string | Buffer, doc?: DocKey, stamp?: AnalysisStamp): Promise<FileEntry[]> {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-    this.ensureDir(path);
-    this.files.push({ op: 'write', path: this.at(path), data: bytes });
-    const file = { path, size: bytes.length, sha256: sha256(bytes) };
-    this.record(file, doc, stamp);
+    const file = this.write(path, bytes, doc, stamp);
     return bytes.length < GZ_MIN ? [file] : [file, ...await this.compress(path, bytes, doc)];
+  }
+
+  /** A file no client is sent as it is (the router's top lists, the nginx snippet): no compressed siblings. */
+  putPlain(path: string, text: string): void {
+    this.write(path, Buffer.from(text));
   }
 
   /**
@@ -302,17 +304,18 @@ export class ReleaseWriter {
   /** The .gz (and .br when it pays) siblings of a file of at least GZ_MIN bytes. */
   private async compress(path: string, bytes: Buffer, doc?: DocKey): Promise<FileEntry[]> {
     const gz = await gzipAsync(bytes, { level: 9 });
-    const siblings = [this.putCompressed(`${path}.gz`, gz, doc)];
+    const siblings = [this.write(`${path}.gz`, gz, doc)];
     if (bytes.length < BR_MIN) return siblings;
     const br = await brotliAsync(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length } });
-    if (br.length < gz.length * BR_GAIN) siblings.push(this.putCompressed(`${path}.br`, br, doc));
+    if (br.length < gz.length * BR_GAIN) siblings.push(this.write(`${path}.br`, br, doc));
     return siblings;
   }
 
-  private putCompressed(path: string, bytes: Buffer, doc?: DocKey): FileEntry {
+  private write(path: string, bytes: Buffer, doc?: DocKey, stamp?: AnalysisStamp): FileEntry {
+    this.ensureDir(path);
     this.files.push({ op: 'write', path: this.at(path), data: bytes });
     const file = { path, size: bytes.length, sha256: sha256(bytes) };
-    this.record(file, doc);
+    this.record(file, doc, stamp);
     return file;
   }
 
