@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Db } from '../src/store/db.js';
 import { exportRelease, type ExportOptions } from '../src/export/export.js';
 import { createSimSource } from '../src/chain/sim/index.js';
-import { analysedDb, expectSameTree, isComplete, scanAndAnalyze } from './helpers/export-pipeline.js';
+import { analysedDb, expectSameState, expectSameTree, isComplete, scanAndAnalyze } from './helpers/export-pipeline.js';
+import { completeStateDir } from '../src/export/state.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pegscope-crash-'));
 const CHILD = join(import.meta.dirname, 'helpers', 'export-child.ts');
@@ -26,6 +27,14 @@ function checkCurrent(dir: string): { target: string; complete: boolean } {
 }
 
 const tmpReleases = (dir: string): string[] => readdirSync(join(dir, 'releases')).filter((name) => name.startsWith('.tmp-'));
+const tmpStates = (dir: string): string[] => readdirSync(join(dir, 'state')).filter((name) => name.startsWith('.tmp-'));
+
+/** Every complete release has its complete state, and there is no other state directory but those of a killed export. */
+async function expectStatesOfReleases(dir: string): Promise<void> {
+  const releases = readdirSync(join(dir, 'releases')).filter((name) => !name.startsWith('.tmp-')).sort();
+  for (const name of releases) expect(await completeStateDir(dir, name), name).toBe(join(dir, 'state', name));
+  expect(readdirSync(join(dir, 'state')).filter((name) => !name.startsWith('.tmp-')).sort()).toEqual(releases);
+}
 
 /**
  * Runs an export in a child process until it reaches `step` (its onStep
@@ -60,26 +69,33 @@ describe('a kill in the middle of an export', () => {
 
   it.each([
     ['while it writes documents', 'documents:range:trace:1', 'previous'],
-    ['after the release is complete, before it is published', 'manifest', 'previous'],
+    ['after the release is complete, before its state is', 'manifest', 'previous'],
+    ['after its state is complete, before it is published', 'state', 'previous'],
     ['after it is published, before old releases are pruned', 'published', 'new'],
-  ] as const)('%s leaves current on a complete release, and the next export completes', async (_when, step, currentIs) => {
+  ] as const)('%s leaves current on a complete release with its state, and the next export completes', async (_when, step, currentIs) => {
     const before = checkCurrent(outDir).target;
     await killExportAt(dbPath, outDir, 'rewrite', step);
 
     const after = checkCurrent(outDir);
     expect(after.complete).toBe(true);
+    expect(await completeStateDir(outDir, basename(after.target))).not.toBeNull();
     if (currentIs === 'previous') {
       expect(after.target).toBe(before);
       expect(tmpReleases(outDir)).toHaveLength(1);
+      expect(tmpStates(outDir)).toHaveLength(1);
     } else {
       expect(after.target).not.toBe(before);
       expect(tmpReleases(outDir)).toHaveLength(0);
+      expect(tmpStates(outDir)).toHaveLength(0);
     }
+    await expectStatesOfReleases(outDir);
 
     const reopened = await Db.open(dbPath);
     const next = await exportRelease(reopened, { outDir });
     reopened.close();
     expect(tmpReleases(outDir)).toHaveLength(0);
+    expect(tmpStates(outDir)).toHaveLength(0);
+    await expectStatesOfReleases(outDir);
     expect(checkCurrent(outDir)).toEqual({ target: next.dir, complete: true });
     expect(next.dir).not.toBe(after.target);
   }, 300_000);
@@ -110,12 +126,17 @@ describe('a kill in the middle of an export', () => {
     expect(checkCurrent(out)).toEqual({ target: next.dir, complete: true });
     expect(isComplete(second.dir)).toBe(true);
     expectSameTree(next.dir, rewritten.dir);
+    expectSameState(next.stateDir, rewritten.stateDir);
+    await expectStatesOfReleases(out);
   }, 300_000);
 
-  it('while an incremental export renders only what changed leaves current intact, and the next export equals rewriting every file', async () => {
-    const out = join(work, 'incremental');
-    const ref = join(work, 'incremental-reference');
-    const file = join(work, 'incremental.duckdb');
+  it.each([
+    ['while an incremental export renders only what changed', 'documents:range:trace:1'],
+    ['between an incremental export\'s state and its publishing', 'state'],
+  ])('%s leaves current intact, and the next export builds on its state and equals rewriting every file', async (name, step) => {
+    const out = join(work, `incremental-${step}`);
+    const ref = join(work, `incremental-${step}-reference`);
+    const file = join(work, `incremental-${step}.duckdb`);
     const db = await Db.open(file);
     const source = createSimSource({ preset: 'tiny', seed: 6, worker: false });
     const both = (handle: Db) => exportWithReference(handle, { outDir: out }, ref);
@@ -125,8 +146,9 @@ describe('a kill in the middle of an export', () => {
     await source.close();
     db.close();
 
-    await killExportAt(file, out, 'incremental', 'documents:range:trace:1');
+    await killExportAt(file, out, 'incremental', step);
     expect(tmpReleases(out)).toHaveLength(1);
+    expect(tmpStates(out)).toHaveLength(1);
     expect(checkCurrent(out)).toEqual({ target: first.dir, complete: true });
 
     const reopened = await Db.open(file);
@@ -136,7 +158,60 @@ describe('a kill in the middle of an export', () => {
     reopened.close();
     expect(logs.find((line) => line.startsWith('rendering'))).toMatch(new RegExp(`: the documents of changed pegs above height ${2_000 - 300} and of addresses whose attribution changed$`));
     expect(tmpReleases(out)).toHaveLength(0);
+    expect(tmpStates(out)).toHaveLength(0);
     expect(checkCurrent(out)).toEqual({ target: next.dir, complete: true });
     expectSameTree(next.dir, rewritten.dir);
+    expectSameState(next.stateDir, rewritten.stateDir);
+    await expectStatesOfReleases(out);
+  }, 300_000);
+});
+
+describe('a state that is not the current release\'s', () => {
+  const dbPath = join(work, 'states.duckdb');
+
+  beforeAll(async () => {
+    const { db, source } = await analysedDb(dbPath, 8, 2_000, 1_800_000_000);
+    await scanAndAnalyze(db, source, 2_050, 1_800_007_500);
+    await source.close();
+    db.close();
+  }, 300_000);
+
+  /** Breaks the state of the current release the way `how` says. */
+  const breakState: Record<string, (state: string, otherId: string) => void> = {
+    missing: (state) => rmSync(state, { recursive: true }),
+    'without its state.json (killed before it)': (state) => rmSync(join(state, 'state.json')),
+    'naming another release': (state, otherId) => {
+      const written = JSON.parse(readFileSync(join(state, 'state.json'), 'utf8')) as { release: string };
+      writeFileSync(join(state, 'state.json'), JSON.stringify({ ...written, release: otherId }));
+    },
+  };
+
+  it.each(Object.keys(breakState))('%s makes the next export a full one, equal to an export into an empty site', async (how) => {
+    const site = (name: string): string => join(work, `state-${how.split(' ')[0]}-${name}`);
+    const db = await Db.open(dbPath);
+    try {
+      const first = await exportRelease(db, { outDir: site('out') });
+      const second = await exportRelease(db, { outDir: site('out') });
+      breakState[how]!(second.stateDir, first.releaseId);
+      expect(await completeStateDir(site('out'), second.releaseId)).toBeNull();
+
+      const logs: string[] = [];
+      const next = await exportRelease(db, { outDir: site('out'), log: (line) => logs.push(line) });
+      // Rendered anew, every document takes this analysis's stamp, as in an empty site.
+      const fresh = await exportRelease(db, { outDir: site('fresh') });
+      expect(logs.find((line) => line.startsWith('rendering'))).toMatch(/^rendering (\d+) of \1 documents: every document$/);
+      expect(next.reused).toBe(0);
+      // changes.json (and its line in the manifest) names the previous release.
+      expectSameTree(next.dir, fresh.dir, ['changes.json', 'manifest.json']);
+      const listed = (dir: string): unknown => {
+        const { files, ...head } = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { files: Record<string, unknown> };
+        delete files['changes.json'];
+        return { head, files };
+      };
+      expect(listed(next.dir)).toEqual(listed(fresh.dir));
+      expectSameState(next.stateDir, fresh.stateDir);
+    } finally {
+      db.close();
+    }
   }, 300_000);
 });

@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +11,7 @@ import { exportRelease, type ExportOptions, type ExportResult } from '../src/exp
 import type { Layout } from '../src/export/ranges.js';
 import { NO_HOST_BUDGET } from '../src/export/ranges.js';
 import { currentRelease } from '../src/export/publish.js';
-import { expectSameTree, scanAndAnalyze } from './helpers/export-pipeline.js';
+import { expectSameState, expectSameTree, scanAndAnalyze } from './helpers/export-pipeline.js';
 import { finalChain, fixtureSource, loadRecording, orphanChain } from './helpers/fixture-source.js';
 
 /**
@@ -60,6 +61,9 @@ async function exportBoth(db: Db, name: string, layout: Layout): Promise<Sites> 
   // The full export renders in small batches, the incremental one (a tiny chain) in one: batching changes no byte.
   const full = await exportRelease(db, { ...options, outDir: join(work, name, 'full'), incremental: false, renderBatchDocs: 97 });
   expectSameTree(incremental.dir, full.dir);
+  expectSameState(incremental.stateDir, full.stateDir);
+  // The exporter's own state is beside the release, never in it.
+  expect(Object.keys(manifestFiles(incremental.dir)).filter((path) => /^data\/[^/]+\.(parquet|json\.gz)$|^data\/state\.json$|^nginx\.conf\./.test(path))).toEqual([]);
   expectChangesBetween(previous, incremental.dir);
   return { incremental, full, floor: logs.find((l) => l.startsWith('rendering')) ?? '' };
 }
@@ -171,10 +175,46 @@ describe('incremental export across a reorg', () => {
 
   it('builds on a release without peg digests (an earlier pegscope) by rendering every peg above the floor', async () => {
     const after = await exportRecording('upgrade', 'final', async (db, before) => {
-      rmSync(join(before.incremental.dir, 'data/pegs.parquet'));
+      rmSync(join(before.incremental.stateDir, 'pegs.parquet'));
       await analyze(db, { now: 1_700_000_100, horizon: 40 });
       return exportBoth(db, 'upgrade', 'ranges');
     });
     expect(after.floor).toMatch(/: the documents of every peg above height \d+/);
   }, 300_000);
+
+  it('builds on a release of an earlier pegscope that holds its state (data/*.parquet), and lists those files as removed', async () => {
+    const after = await exportRecording('legacy', 'final', async (db, before) => {
+      makeLegacy(before.incremental);
+      makeLegacy(before.full);
+      await analyze(db, { now: 1_700_000_100, horizon: 40 });
+      return exportBoth(db, 'legacy', 'ranges');
+    });
+    expect(after.floor).toMatch(/: the documents of changed pegs above height \d+/);
+    expect(Object.keys(changesOf(after.incremental.dir).removed)).toEqual(expect.arrayContaining(LEGACY_STATE.map((name) => `data/${name}`)));
+  }, 300_000);
 });
+
+const LEGACY_STATE = ['attribution.parquet', 'docs.parquet', 'files.parquet', 'pegs.parquet', 'state.json'];
+
+/**
+ * Makes a site's current release one of an earlier pegscope: its state inside
+ * it as data/state.json (naming no release) and data/*.parquet, listed in its
+ * manifest, and no state directory.
+ */
+function makeLegacy(release: ExportResult): void {
+  const data = join(release.dir, 'data');
+  mkdirSync(data, { recursive: true });
+  expect(readdirSync(release.stateDir).sort()).toEqual(LEGACY_STATE);
+  for (const name of LEGACY_STATE) renameSync(join(release.stateDir, name), join(data, name));
+  rmSync(release.stateDir, { recursive: true });
+  const { release: _id, ...state } = JSON.parse(readFileSync(join(data, 'state.json'), 'utf8')) as { release: string };
+  writeFileSync(join(data, 'state.json'), JSON.stringify(state));
+  const { files, ...head } = JSON.parse(readFileSync(join(release.dir, 'manifest.json'), 'utf8')) as { files: Members };
+  for (const name of LEGACY_STATE) {
+    const bytes = readFileSync(join(data, name));
+    files[`data/${name}`] = { size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+  }
+  // The manifest's own layout (one member per line, in path order): changes.json reads the previous manifest line by line.
+  const members = Object.keys(files).sort().map((path) => `${JSON.stringify(path)}:${JSON.stringify(files[path])}`);
+  writeFileSync(join(release.dir, 'manifest.json'), `${JSON.stringify(head).slice(0, -1)},"files":{\n${members.join(',\n')}\n}}`);
+}

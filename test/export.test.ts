@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -92,8 +92,9 @@ describe('a full export of an analysed chain', () => {
     }
   });
 
-  it('lists every file in the manifest with its size and sha256, and the same files in its Parquet index', async () => {
+  it('lists every file in the manifest with its size and sha256, and the same files in its state\'s Parquet index', async () => {
     const root = join(work, 'a', 'current');
+    const state = join(work, 'a', 'state', basename(readlinkSync(root)));
     const manifest = readJson(join(root, 'manifest.json'));
     const tree = treeFiles(root);
     tree.delete('manifest.json');
@@ -102,9 +103,11 @@ describe('a full export of an analysed chain', () => {
       const bytes = readFileSync(path);
       expect(manifest.files[rel]).toMatchObject({ size: bytes.length, sha256: sha256(bytes) });
     }
-    // The index lists every file but itself and changes.json (written after it, describing it), for the next export to join against.
-    const index = await db.all<{ path: string; size: bigint; sha256: string }>(`SELECT path, size, sha256 FROM read_parquet('${join(root, 'data', 'files.parquet')}') ORDER BY path`);
-    const listed = Object.entries(manifest.files as Record<string, { size: number; sha256: string }>).filter(([rel]) => rel !== 'data/files.parquet' && rel !== 'changes.json');
+    // The release holds nothing of the exporter's own state.
+    expect(Object.keys(manifest.files).filter((rel) => rel.endsWith('.parquet') && !rel.startsWith('dumps/'))).toEqual([]);
+    // The index, beside the release, lists every file but changes.json (written after it, describing it), for the next export to join against.
+    const index = await db.all<{ path: string; size: bigint; sha256: string }>(`SELECT path, size, sha256 FROM read_parquet('${join(state, 'files.parquet')}') ORDER BY path`);
+    const listed = Object.entries(manifest.files as Record<string, { size: number; sha256: string }>).filter(([rel]) => rel !== 'changes.json');
     expect(index.map((f) => [f.path, { size: Number(f.size), sha256: f.sha256 }])).toEqual(listed.map(([rel, f]) => [rel, { size: f.size, sha256: f.sha256 }]));
   });
 
@@ -332,11 +335,11 @@ describe('incremental export', () => {
     expect(readdirSync(join(site, 'releases'))).toEqual([fourth.releaseId]);
   }, 300_000);
 
-  it('writes every file anew after a release without indexes (an older pegscope), giving the same tree', async () => {
+  it('writes every file anew after releases without their state, giving the same tree', async () => {
     const site = join(work, 'f');
     const older = [await exportRelease(db, { outDir: site, ...FILES }), await exportRelease(db, { outDir: site, ...FILES })];
-    for (const release of older) rmSync(join(release.dir, 'data', 'files.parquet'));
-    // Neither linked from current nor recycled from the oldest release: both lack the index.
+    for (const release of older) rmSync(release.stateDir, { recursive: true });
+    // Neither linked from current nor recycled from the oldest release: both lack their state.
     const next = await exportRelease(db, { outDir: site, keep: 2, ...FILES });
     expect([next.reused, next.kept, next.written]).toEqual([0, 0, next.files]);
     expect(readdirSync(join(site, 'releases')).sort()).toEqual([older[1]!.releaseId, next.releaseId]);

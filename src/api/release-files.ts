@@ -5,10 +5,6 @@
 export const MANIFEST_FILE = 'manifest.json';
 /** What changed since the previous release (added, changed, removed with sha256): what a mirror uploads. */
 export const CHANGES_FILE = 'changes.json';
-/** The manifest's rows as Parquet (plus document keys): what the next export joins against instead of parsing JSON. */
-export const FILES_INDEX = 'data/files.parquet';
-/** Per-query documents: kind, q, md5 of the body and the stamp of the analysis that last changed it. */
-export const DOCS_INDEX = 'data/docs.parquet';
 /** Files at least this large get a .gz sibling (and the router compresses documents from this size); at least BR_MIN a .br one when it beats gzip clearly. */
 export const GZ_MIN = 4096;
 export const BR_MIN = 65536;
@@ -55,13 +51,10 @@ export const RELEASE_FILE_RULES: readonly ReleaseFileRule[] = [
   { paths: '`api/trace/<q>.json`, `.csv`', pattern: /^api\/trace\/[A-Za-z0-9]+\.(?:json|csv)$/, served: true, what: '`--layout files` only: q = every address, peg-in txid and peg-out (HogEx) txid' },
   { paths: '`api/address/<q>.json`, `api/follow/<q>.json`', pattern: /^api\/(?:address|follow)\/[A-Za-z0-9]+\.json$/, served: true, what: '`--layout files` only: every address; follow at the default depth 3' },
   { paths: '`api/block/<height>.json`, `api/block/<hash>.json`', pattern: /^api\/block\/[0-9a-f]+\.json$/, served: true, what: '`--layout files` only: every block with pegs (the two names are one hard-linked file)' },
-  { paths: '`data/links.json`, `data/pegin_amounts.json`, `data/pegout_amounts.json`', pattern: /^data\/[a-z_]+\.json$/, served: false, what: 'top 500 in API order: the router slices these for other `limit`/`min_confidence`' },
+  { paths: '`data/links.json`, `data/pegin_amounts.json`, `data/pegout_amounts.json`', pattern: /^data\/[a-z_]+\.json$/, served: false, what: 'top 500 in API order: the router slices these for other `limit`/`min_confidence` (no compressed siblings: only the router reads them)' },
   { paths: '`data/follow/<q>.json`', pattern: /^data\/follow\/[A-Za-z0-9]+\.json$/, served: false, what: '`--layout files` only: full-depth (10) chains of addresses with at least one hop' },
   { paths: '`dumps/<name>/<name>-<from>-<to>.{parquet,csv.gz}`, `dumps/<name>.{parquet,csv.gz}`', pattern: /^dumps\/(?:[a-z_]+\/)?[a-z_]+(?:-\d{8}-\d{8})?\.(?:parquet|csv\.gz)$/, served: true, what: 'bulk data, partitioned by height where a table has heights (docs/dumps.md)' },
   { paths: '`changes.json`', pattern: /^changes\.json$/, served: true, what: 'the files added, changed and removed since the previous release, with size and sha256 (below)' },
-  { paths: '`data/state.json`, `data/attribution.parquet`, `data/pegs.parquet`', pattern: /^data\/(?:state\.json|attribution\.parquet|pegs\.parquet)$/, served: false, what: 'what the next export compares with: the analysis, horizon and chain checkpoints, what each address showed, and a digest (score and links) of each peg that may still change' },
-  { paths: '`data/docs.parquet`', pattern: /^data\/docs\.parquet$/, served: false, what: 'every per-query document: kind, q, md5 of its body (two 64-bit columns) and the stamp of the analysis that last changed it' },
-  { paths: '`data/files.parquet`', pattern: /^data\/files\.parquet$/, served: false, what: "the manifest as Parquet, with each file's document: the next export carries unchanged documents' files over with one join" },
   { paths: '`manifest.json`', pattern: /^manifest\.json$/, served: true, what: 'every file with size and sha256, one per line in path order (schemas/manifest.json)' },
   { paths: '`_redirects`, `_headers`, `nginx.conf`', pattern: /^(?:_redirects|_headers|nginx\.conf)$/, served: false, what: 'configs for static hosts (below)' },
   { paths: '`*.gz`, `*.br`', pattern: /\.(?:gz|br)$/, served: true, sibling: true, what: 'precompressed copies of files ≥ 4 KiB (`.br` from 64 KiB, when it beats gzip by 10%), served where the file they compress is' },

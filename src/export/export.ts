@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isValidAddress } from '../domain/address.js';
 import { networkParams, type NetworkName } from '../domain/network.js';
@@ -26,13 +26,16 @@ import { writeSeries } from './series.js';
 import { writeFeeds } from './feeds.js';
 import { wrapJsonSql } from './wrap-json-sql.js';
 import { ANALYSED, digestColumns, digestOf, DROP_WORK_TABLES, exportSql } from './sql.js';
-import { hasIndexes, writeManifest } from './manifest.js';
-import { CHANGES_FILE, DOCS_INDEX, GZ_MIN, MANIFEST_FILE } from '../api/release-files.js';
+import { writeManifest } from './manifest.js';
+import { CHANGES_FILE, GZ_MIN, MANIFEST_FILE } from '../api/release-files.js';
 import { writeChanges } from './changes.js';
 import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease } from './publish.js';
 import { budgetProblems, chooseRangeLayout, DEFAULT_HOST_BUDGET, formatBytes, type HostBudget, type Layout, type ReleaseSize } from './ranges.js';
 import { PreviousRanges, rangeBatches, writeRangeFiles } from './range-writer.js';
-import { ATTRIBUTION_INDEX, chainUnchangedUpTo, checkpointHeights, dirtyFloor, EXPORT_FORMAT, extendsPrevious, finalHeightOf, PEGS_INDEX, modelFingerprint, readState, STATE_PATH, type ExportBasis, type ExportState } from './state.js';
+import {
+  ATTRIBUTION_INDEX, chainUnchangedUpTo, checkpointHeights, completeStateDir, dirtyFloor, DOCS_INDEX, EXPORT_FORMAT, extendsPrevious, FILES_INDEX, finalHeightOf,
+  PEGS_INDEX, modelFingerprint, releaseState, RENDER_ALL_HINT, STATE_DIR, STATE_FILE, type ExportBasis, type ExportState, type StateFile,
+} from './state.js';
 import { EVERY_KEY, ReleaseWriter, scopeParams, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
 
 export interface ExportOptions {
@@ -63,7 +66,8 @@ export interface ExportOptions {
    * it), `endpoints`, `documents:<kind>:<page>` (a page of that kind handed
    * to the file worker), `documents:<kind>`, `dumps`, `tree` (every file and
    * the files index written), `manifest` (complete, not yet published),
-   * `published` (current swapped, old releases not yet pruned).
+   * `state` (its state complete too), `published` (current swapped, old
+   * releases not yet pruned).
    */
   onStep?: (step: string) => Promise<void> | void;
 }
@@ -78,8 +82,10 @@ interface TreeOptions {
   budget: HostBudget;
   progress: Progress;
   step: Step;
-  /** The release this one follows (current), with its state when it has one. */
-  previous: { dir: string; state: ExportState | null } | null;
+  /** The release this one follows (current): its directory, its state directory, and its state when of this format. */
+  previous: { dir: string; stateDir: string; state: ExportState | null } | null;
+  /** Where this release's state is written (a temporary directory until published). */
+  stateDir: string;
   /** Pegs above this height may have changed; -1 renders everything (state.ts dirtyFloor). */
   floor: number;
   /** Chain data at or below this height is the previous release's; -1: none (state.ts chainUnchangedUpTo). */
@@ -95,6 +101,8 @@ interface TreeOptions {
 export interface ExportResult {
   releaseId: string;
   dir: string;
+  /** The release's state directory (out/<network>/state/<id>): not part of the release. */
+  stateDir: string;
   files: number;
   written: number;
   /** Files hard-linked to the previous release. */
@@ -145,43 +153,48 @@ async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> 
   const keep = opts.keep ?? DEFAULT_KEEP_RELEASES;
   const incremental = opts.incremental ?? true;
   // Unchanged documents keep their stamp either way; only with `incremental` are their files carried over.
-  const previous = current && hasIndexes(current) ? current : null;
-  const { dir: tmpDir, recycled } = await startRelease(opts.outDir, id, incremental ? keep : undefined);
-  log(`export ${stamp.network} at height ${stamp.as_of_height} into release ${id}${recycled ? ` (recycling release ${recycled}, which pruning would remove)` : ''}${previous && incremental ? ' (reusing unchanged files of the current release)' : ''}`);
+  const currentState = current ? await releaseState(opts.outDir, current) : null;
+  const started = await startRelease(opts.outDir, id, incremental ? keep : undefined);
+  const { dir: tmpDir, recycled } = started;
+  // The recycled release's state was checked complete before recycling; its files index says what the directory holds.
+  const recycledFiles = recycled ? join((await completeStateDir(opts.outDir, recycled))!, FILES_INDEX) : null;
+  log(`export ${stamp.network} at height ${stamp.as_of_height} into release ${id}${recycled ? ` (recycling release ${recycled}, which pruning would remove)` : ''}${currentState && incremental ? ' (reusing unchanged files of the current release)' : ''}`);
+  if (current && !currentState) log(`the current release has no complete state in ${join(opts.outDir, STATE_DIR)}: every document is rendered`);
 
   const step: Step = async (name) => { await opts.onStep?.(name); };
   const layout = opts.layout ?? 'ranges';
   await db.exec(MACROS);
   await db.exec(ANALYSED);
   const basis = await exportBasis(db, stamp, layout);
-  const previousState = previous ? await readState(previous) : null;
+  const previous = current && currentState ? { dir: current, stateDir: currentState.dir, state: currentState.state } : null;
   // Today's hashes at this release's checkpoints and at the previous release's, to tell whether that chain is still this one.
-  const heights = [...checkpointHeights(stamp.as_of_height), ...(previousState?.checkpoints.map(([height]) => height) ?? [])];
+  const heights = [...checkpointHeights(stamp.as_of_height), ...(previous?.state?.checkpoints.map(([height]) => height) ?? [])];
   const hashes = new Map((await db.all<{ height: number; hash: string }>(CHECKPOINTS, [JSON.stringify(heights)])).map((c) => [c.height, c.hash]));
   const checkpoints = checkpointHeights(stamp.as_of_height).filter((height) => hashes.has(height)).map((height) => [height, hashes.get(height)!] as [number, string]);
   // Stamps come from the previous release either way; only an incremental export renders just what may have changed.
   const hashAt = (height: number): string | undefined => hashes.get(height);
-  const chainUpTo = incremental ? chainUnchangedUpTo(previousState, basis, hashAt) : -1;
-  const floor = dirtyFloor(previousState, chainUpTo);
+  const chainUpTo = incremental ? chainUnchangedUpTo(previous?.state ?? null, basis, hashAt) : -1;
+  const floor = dirtyFloor(previous?.state ?? null, chainUpTo);
   // A release of an earlier pegscope may lack the digests: then every peg above the floor is rendered.
-  const pegsIndex = previous && join(previous, PEGS_INDEX);
-  const previousPegs = floor >= 0 && extendsPrevious(previousState!, basis, hashAt) && existsSync(pegsIndex!) ? pegsIndex : null;
+  const pegsIndex = previous && join(previous.stateDir, PEGS_INDEX);
+  const previousPegs = floor >= 0 && extendsPrevious(previous!.state!, basis, hashAt) && existsSync(pegsIndex!) ? pegsIndex : null;
   const tree: TreeOptions = {
     log, layout, budget: opts.hostBudget ?? DEFAULT_HOST_BUDGET, progress, step, floor, chainUnchangedUpTo: chainUpTo, previousPegs, dumpPartitionBlocks: opts.dumpPartitionBlocks,
-    renderBatchDocs: opts.renderBatchDocs ?? RENDER_BATCH_DOCS,
-    previous: previous ? { dir: previous, state: previousState } : null,
+    renderBatchDocs: opts.renderBatchDocs ?? RENDER_BATCH_DOCS, previous, stateDir: started.stateDir,
     state: { format: EXPORT_FORMAT, ...basis, checkpoints },
   };
   let writer: ReleaseWriter | null = null;
   let counts: WriterCounts;
   try {
     await step('started');
-    writer = await ReleaseWriter.open(db, tmpDir, { previousDir: incremental ? previous : null, recycled: recycled !== null });
+    writer = await ReleaseWriter.open(db, tmpDir, {
+      previous: incremental && previous ? { dir: previous.dir, files: join(previous.stateDir, FILES_INDEX) } : null, recycledFiles,
+    });
     const documents = await writeTree(db, writer, stamp, tree);
     if (!await writeExplorer(writer)) log(EXPLORER_MISSING);
     if (documents.skipped > 0) log(`skipped ${documents.skipped} queries that are not a valid ${stamp.network} address or txid (never used as file names)`);
     if (documents.ranges) log(`ranges: ${RANGE_KINDS.map((k) => `${k} ${documents.ranges![k].documents} documents in ${16 ** documents.ranges![k].prefix_length} ranges`).join(', ')}`);
-    await writer.finish();
+    await writer.finish(join(started.stateDir, FILES_INDEX));
     await writeChanges(db, tmpDir, current, stamp);
     await writer.recordFinished(CHANGES_FILE);
     await step('tree');
@@ -190,30 +203,35 @@ async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> 
     counts.bytes += manifestBytes;
     await checkHostBudget(await writer.size(manifestBytes), tree);
     await step('manifest');
+    // Last, naming the release: a state directory without it is incomplete and never built on.
+    const state: StateFile = { ...tree.state, prefix_lengths: documents.ranges && rangeLengths(documents.ranges), release: id };
+    await writeFile(join(started.stateDir, STATE_FILE), json(state));
+    await step('state');
   } catch (err) {
     await writer?.abandon().catch(() => undefined);
     await rm(tmpDir, { recursive: true, force: true });
+    await rm(started.stateDir, { recursive: true, force: true });
     throw err;
   } finally {
     await db.exec(DROP_WORK_TABLES);
   }
 
-  const dir = await publishRelease(opts.outDir, tmpDir, id);
+  const dir = await publishRelease(opts.outDir, started, id);
   await step('published');
   const pruned = await pruneReleases(opts.outDir, keep);
   // The manifest counts as one more written file.
   const { files, written, reused, kept, bytes } = counts;
-  const result = { releaseId: id, dir, files: files + 1, written: written + 1, reused, kept, bytes };
+  const result = { releaseId: id, dir, stateDir: join(opts.outDir, STATE_DIR, id), files: files + 1, written: written + 1, reused, kept, bytes };
   log(`published ${id}: ${result.files} files, ${result.written} written, ${reused} linked to the previous release, ${kept} kept in place, ${(result.bytes / 1e6).toFixed(1)} MB written${pruned.length ? `; pruned ${pruned.join(', ')}` : ''}`);
   return result;
 }
 
-/** Every file of the release but the files index and the manifest. */
+/** Every file of the release but changes.json and the manifest, and the state's indexes but the files index. */
 async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, opts: TreeOptions): Promise<QueryDocumentsResult> {
   const { step } = opts;
   await db.exec(ATTRIBUTION);
   await db.exec(KEYS);
-  await db.exec(loadPreviousAttribution(opts.floor >= 0 ? join(opts.previous!.dir, ATTRIBUTION_INDEX) : null));
+  await db.exec(loadPreviousAttribution(opts.floor >= 0 ? join(opts.previous!.stateDir, ATTRIBUTION_INDEX) : null));
   await db.exec(loadPreviousPegs(opts.previousPegs));
   // Blocks at or below it are final: unless the chain reorganises, the next export's floor.
   const finalUpTo = finalHeightOf(opts.state);
@@ -249,16 +267,13 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, op
   if (dumps.status === 'rejected') throw dumps.reason;
   await writer.put('_redirects', redirectsFile());
   await writer.put('_headers', headersFile());
-  await writer.put('nginx.conf', nginxSnippet());
-  await db.exec(`COPY (SELECT * FROM x_attr_now ORDER BY address) TO ${sqlString(await writer.pathFor(ATTRIBUTION_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
-  await writer.adopt(ATTRIBUTION_INDEX);
-  await db.exec(`COPY (${PEGS_INDEX_ROWS}) TO ${sqlString(await writer.pathFor(PEGS_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
-  await writer.adopt(PEGS_INDEX);
-  await writer.put(STATE_PATH, json({ ...opts.state, prefix_lengths: documents.value.ranges && rangeLengths(documents.value.ranges) }));
+  writer.putPlain('nginx.conf', nginxSnippet());
+  await db.exec(`COPY (SELECT * FROM x_attr_now ORDER BY address) TO ${sqlString(join(opts.stateDir, ATTRIBUTION_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
+  await db.exec(`COPY (${PEGS_INDEX_ROWS}) TO ${sqlString(join(opts.stateDir, PEGS_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
   return documents.value;
 }
 
-/** The digests of the pegs the next export will ask about (data/pegs.parquet, peg-digests.sql). */
+/** The digests of the pegs the next export will ask about (the state's pegs.parquet, peg-digests.sql). */
 const PEGS_INDEX_ROWS = `SELECT side, txid, vout, ${digestColumns('digest')} FROM x_peg_digests SEMI JOIN x_next_pegs USING (side, txid, vout) ORDER BY side, txid, vout`;
 
 /** The previous release's dump files, which unchanged partitions are carried over from. */
@@ -325,7 +340,7 @@ async function writeEndpointDocuments(db: Db, writer: ReleaseWriter, stamp: Anal
 
   const topLinks = await db.one<{ links: string | null }>(TOP_LINKS, [links.TOP_LINKS]);
   const linksTop = links.linksDocument(stamp, JSON.parse(topLinks?.links ?? '[]'));
-  await writer.put('data/links.json', json(linksTop));
+  writer.putPlain('data/links.json', json(linksTop));
   const linksDefault = links.sliceLinks(linksTop, links.DEFAULT_MIN_CONFIDENCE, links.DEFAULT_LIMIT);
   await writer.put('api/links.json', json(linksDefault));
   await writer.put('api/links.csv', links.linksCsv(linksDefault));
@@ -334,7 +349,7 @@ async function writeEndpointDocuments(db: Db, writer: ReleaseWriter, stamp: Anal
     const top = await db.one<{ rows: string | null }>(TOP_AMOUNTS, [side, amounts.TOP_AMOUNTS]);
     const topDoc = amounts.amountsDocument(stamp, side, JSON.parse(top?.rows ?? '[]'));
     const name = amounts.amountsKey(side);
-    await writer.put(`data/${name}.json`, json(topDoc));
+    writer.putPlain(`data/${name}.json`, json(topDoc));
     const byDefault = amounts.sliceAmounts(topDoc, side, amounts.DEFAULT_AMOUNTS_LIMIT);
     await writer.put(`api/${name}.json`, json(byDefault));
     await writer.put(`api/${name}.csv`, amounts.amountsCsv(byDefault, side));
@@ -422,7 +437,7 @@ const KEY_COUNTS = 'SELECT kind, count(*) AS n FROM x_keys GROUP BY kind';
 const wrapDocumentMacro = (network: NetworkName, key: string): string =>
   `CREATE OR REPLACE TEMP MACRO wrap_document(stamp_height, stamp_time, body) AS ${wrapJsonSql(network, key, { height: 'stamp_height', time: 'stamp_time', body: 'body' })}`;
 
-/** The per-query documents of this export, written to DOCS_INDEX for the next one. */
+/** The per-query documents of this export, written to the state's DOCS_INDEX for the next one. */
 const CREATE_DOCS = 'CREATE OR REPLACE TEMP TABLE x_docs (kind VARCHAR, q VARCHAR, h UHUGEINT, stamp_height INTEGER, stamp_time BIGINT)';
 /** x_docs in key order, so a full and an incremental export write the same bytes. */
 const DOCS_INDEX_ROWS = `SELECT kind, q, ${digestColumns('h')}, stamp_height, stamp_time FROM x_docs ORDER BY kind, q`;
@@ -462,12 +477,11 @@ interface QueryDocumentsResult {
 async function writeQueryDocuments(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, opts: TreeOptions): Promise<QueryDocumentsResult> {
   await db.exec(CREATE_DOCS);
   // A release of another format (readState: no state) may hash bodies differently, so none of its stamps carry over.
-  await db.exec(loadPreviousDocs(opts.previous?.state ? join(opts.previous.dir, DOCS_INDEX) : null));
+  await db.exec(loadPreviousDocs(opts.previous?.state ? join(opts.previous.stateDir, DOCS_INDEX) : null));
   const result: QueryDocumentsResult = opts.layout === 'files'
     ? { skipped: await writeFilesLayout(db, writer, stamp, opts), ranges: null }
     : { skipped: 0, ranges: await writeRangesLayout(db, writer, stamp, opts) };
-  await db.exec(`COPY (${DOCS_INDEX_ROWS}) TO ${sqlString(await writer.pathFor(DOCS_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
-  await writer.adopt(DOCS_INDEX);
+  await db.exec(`COPY (${DOCS_INDEX_ROWS}) TO ${sqlString(join(opts.stateDir, DOCS_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
   return result;
 }
 
@@ -498,7 +512,7 @@ const recordNotRendered = (db: Db, doc: DocKind): Promise<void> => db.exec(CLEAN
 async function checkEveryDocument(db: Db, doc: DocKind): Promise<void> {
   const counts = (await db.one<{ docs: bigint; keys: bigint }>(DOC_COUNTS, [doc.kind]))!;
   if (counts.docs !== counts.keys) {
-    throw new Error(`export: ${counts.docs} ${doc.kind} documents for ${counts.keys} keys; the previous release's ${DOCS_INDEX} misses some. Please report this; deleting that file makes the next export render every document`);
+    throw new Error(`export: ${counts.docs} ${doc.kind} documents for ${counts.keys} keys; the previous release's ${DOCS_INDEX} misses some. Please report this; ${RENDER_ALL_HINT}`);
   }
 }
 

@@ -1,16 +1,9 @@
-import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { AnalysisStamp } from '../api/envelope.js';
 import { API_VERSION } from '../api/params.js';
 import { toJson } from '../api/json.js';
 import { sqlString, type Db } from '../store/db.js';
 import { exportSql } from './sql.js';
-
-import { DOCS_INDEX, FILES_INDEX } from '../api/release-files.js';
-
-/** Whether a release has the indexes an export needs to carry its unchanged files over (older releases lack them). */
-export const hasIndexes = (dir: string): boolean => existsSync(join(dir, FILES_INDEX)) && existsSync(join(dir, DOCS_INDEX));
 
 const PLAN_STAMPS = exportSql('manifest-stamps');
 const MEMBER_LINES = exportSql('manifest-members');

@@ -2,13 +2,16 @@ import { execFile } from 'node:child_process';
 import { mkdir, open, readdir, readlink, rename, rm, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { hasIndexes } from './manifest.js';
+import { completeStateDir, STATE_DIR } from './state.js';
 
 /**
- * Release directories of one network's out dir (SPEC §4):
+ * Release directories of one network's out dir (docs/static-hosting.md):
  *   releases/.tmp-<id>/   being written (removed by the next export if a kill left it)
  *   releases/<id>/        complete and durable
  *   current -> releases/<id>   swapped by rename, so readers see one or the other
+ *   state/.tmp-<id>/, state/<id>/   the exporter's own state of each release
+ *     (state.ts), renamed into place before the release; a state directory
+ *     without its release is a kill's leftover, removed by the next export
  */
 export const RELEASES = 'releases';
 export const CURRENT = 'current';
@@ -25,39 +28,54 @@ export function releaseId(asOfHeight: number, now: Date = new Date()): string {
 export interface StartedRelease {
   /** The temporary directory to write the release into. */
   dir: string;
+  /** The temporary directory to write the release's state into. */
+  stateDir: string;
   /** When `dir` holds a recycled old release (its files index describes the files already there): its id. */
   recycled: string | null;
 }
 
 /**
- * The temporary directory of a new release; leftovers of killed exports are
- * removed first. With `recycleAt` set and at least that many complete
- * releases, the oldest one that is not current (the one pruning would remove
- * after this export) is renamed into place instead, so its unchanged files
- * need no work at all.
+ * The temporary directories of a new release and its state; leftovers of
+ * killed exports are removed first. With `recycleAt` set and at least that
+ * many complete releases, the oldest one that is not current (the one
+ * pruning would remove after this export) is renamed into place instead, so
+ * its unchanged files need no work at all; its state stays where it is for
+ * the writer to read, and goes with the next pruning.
  */
 export async function startRelease(outDir: string, id: string, recycleAt?: number): Promise<StartedRelease> {
   const releases = join(outDir, RELEASES);
   await mkdir(releases, { recursive: true });
+  await mkdir(join(outDir, STATE_DIR), { recursive: true });
   for (const name of await readdir(releases)) {
     if (name.startsWith(TMP_PREFIX)) await rm(join(releases, name), { recursive: true, force: true });
   }
+  await removeOrphanStates(outDir);
   const dir = join(releases, `${TMP_PREFIX}${id}`);
+  const stateDir = join(outDir, STATE_DIR, `${TMP_PREFIX}${id}`);
+  await mkdir(stateDir);
   const recycled = recycleAt === undefined ? null : await oldestPrunable(outDir, recycleAt);
   if (recycled) {
     await rename(join(releases, recycled), dir);
-    return { dir, recycled };
+    return { dir, stateDir, recycled };
   }
   await mkdir(dir);
-  return { dir, recycled: null };
+  return { dir, stateDir, recycled: null };
 }
 
-/** A release without files index is not recycled (pruning removes it after the export). */
+/** A release without a complete state is not recycled (pruning removes it after the export). */
 async function oldestPrunable(outDir: string, atLeast: number): Promise<string | null> {
   const current = await currentRelease(outDir);
   const names = await completeReleases(outDir);
   const oldest = names.length >= atLeast ? names.find((name) => resolve(outDir, RELEASES, name) !== current) : undefined;
-  return oldest && hasIndexes(join(outDir, RELEASES, oldest)) ? oldest : null;
+  return oldest && await completeStateDir(outDir, oldest) ? oldest : null;
+}
+
+/** Removes state directories without a complete release: a kill's half-written state, or the state of a release recycled or pruned. */
+async function removeOrphanStates(outDir: string): Promise<void> {
+  const releases = new Set(await completeReleases(outDir));
+  for (const name of await readdir(join(outDir, STATE_DIR))) {
+    if (!releases.has(name)) await rm(join(outDir, STATE_DIR, name), { recursive: true, force: true });
+  }
 }
 
 /** The absolute path of the release current points at, or null (compared with resolve(), since outDir may be relative). */
@@ -68,14 +86,18 @@ const completeReleases = async (outDir: string): Promise<string[]> =>
   (await readdir(join(outDir, RELEASES))).filter((name) => !name.startsWith(TMP_PREFIX)).sort();
 
 /**
- * Makes the release durable and current: flush the file system holding it,
- * rename the temporary directory to its id, then point `current` at it by
- * renaming a fresh symlink over the old one (atomic on POSIX).
+ * Makes the release and its state durable and current: flush the file
+ * system holding them, rename the state's temporary directory to the id,
+ * then the release's, then point `current` at it by renaming a fresh
+ * symlink over the old one (atomic on POSIX). So `current` never names a
+ * release without its complete state.
  */
-export async function publishRelease(outDir: string, tmpDir: string, id: string): Promise<string> {
-  await syncFileSystem(tmpDir);
+export async function publishRelease(outDir: string, started: StartedRelease, id: string): Promise<string> {
+  await syncFileSystem(started.dir);
+  await rename(started.stateDir, join(outDir, STATE_DIR, id));
+  await fsyncDir(join(outDir, STATE_DIR));
   const finalDir = join(outDir, RELEASES, id);
-  await rename(tmpDir, finalDir);
+  await rename(started.dir, finalDir);
   const tmpLink = join(outDir, `${CURRENT}${TMP_PREFIX}${id}`);
   await rm(tmpLink, { force: true });
   await symlink(join(RELEASES, id), tmpLink);
@@ -85,13 +107,14 @@ export async function publishRelease(outDir: string, tmpDir: string, id: string)
   return finalDir;
 }
 
-/** Removes all but the newest `keep` complete releases; never the current one. */
+/** Removes all but the newest `keep` complete releases, never the current one, and the states of releases no longer there. */
 export async function pruneReleases(outDir: string, keep: number): Promise<string[]> {
   const releases = join(outDir, RELEASES);
   const current = await currentRelease(outDir);
   const names = await completeReleases(outDir);
   const doomed = names.slice(0, Math.max(0, names.length - keep)).filter((name) => resolve(releases, name) !== current);
   for (const name of doomed) await rm(join(releases, name), { recursive: true, force: true });
+  await removeOrphanStates(outDir);
   return doomed;
 }
 

@@ -14,7 +14,7 @@ import { indexRange, rangeFileBytes, type IndexedRange } from '../api/range-file
 import type { Db } from '../store/db.js';
 import type { Progress } from '../progress.js';
 import { exportSql } from './sql.js';
-import { DOCS_INDEX } from '../api/release-files.js';
+import { RENDER_ALL_HINT } from './state.js';
 import { sha256, type KeyScope, type ReleaseWriter } from './writer.js';
 
 const RANGE_DIGESTS = exportSql('range-digests');
@@ -56,7 +56,7 @@ export class PreviousRanges {
     const path = this.pathOf(kind, prefix) ?? rangePath(kind, sha256(key).slice(0, this.lengths[kind]));
     const range = await this.load(path);
     const doc = (part === 0 ? range.documents : range.chains).get(key);
-    if (doc === undefined) throw new Error(`export: the previous release's ${path} lacks ${key}, which this export did not render. Please report this; deleting the previous release's ${DOCS_INDEX} makes the next export render every document`);
+    if (doc === undefined) throw new Error(`export: the previous release's ${path} lacks ${key}, which this export did not render. Please report this; ${RENDER_ALL_HINT}`);
     return doc;
   }
 

@@ -1,27 +1,42 @@
 /**
  * What the next export needs to know about a release to export only what
- * changed (issue 15): the analysis it was made from, the model and format
- * that rendered it, its range layout, and block hashes that tell whether
- * the chain it describes is still the chain (a reorg below them means more
- * documents may have changed). Written as data/state.json in every release.
+ * changed: the analysis it was made from, the model and format that
+ * rendered it, its range layout, and block hashes that tell whether the
+ * chain it describes is still the chain (a reorg below them means more
+ * documents may have changed), with the indexes of its documents and files.
+ * Kept beside the releases, in out/<network>/state/<release id>/, never
+ * inside one: a host that publishes the release uploads only what it serves
+ * (docs/static-hosting.md "The export's state").
  */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { API_VERSION } from '../api/params.js';
 import { LABEL_CATEGORIES, modelSqlValues } from '../domain/model.js';
 import type { RangeKind } from '@pegscope/client';
 import type { Layout } from './ranges.js';
 
-export const STATE_PATH = 'data/state.json';
+/** out/<network>/state/: one directory per release, named by its id. */
+export const STATE_DIR = 'state';
+/** The state of the release, naming it: written last, so a state directory without it is incomplete. */
+export const STATE_FILE = 'state.json';
+/** The release's files (manifest rows with each file's document, kind and q): the next export carries unchanged documents' files over with one join. */
+export const FILES_INDEX = 'files.parquet';
+/** Per-query documents: kind, q, md5 of the body and the stamp of the analysis that last changed it. */
+export const DOCS_INDEX = 'docs.parquet';
 /** What each address showed (attribution, cluster) in the release, for the next export to compare with. */
-export const ATTRIBUTION_INDEX = 'data/attribution.parquet';
+export const ATTRIBUTION_INDEX = 'attribution.parquet';
 /** The digests of the pegs this export compared (peg-digests.sql), for the next export to compare with. */
-export const PEGS_INDEX = 'data/pegs.parquet';
+export const PEGS_INDEX = 'pegs.parquet';
+/** What to do when a release's indexes disagree with it. */
+export const RENDER_ALL_HINT = `deleting the previous release's state directory (out/<network>/${STATE_DIR}/<release id>/) makes the next export render every document`;
+/** Where releases of an earlier pegscope kept the same files: inside the release, as data/<name>. */
+const LEGACY_STATE_DIR = 'data';
 
 /**
  * Bumped whenever the exporter renders any document, or records its indexes
- * (data/*.parquet) or dump files, differently: a release of another format is never built
+ * (the state's *.parquet) or dump files, differently: a release of another format is never built
  * on, the next export renders everything.
  */
 export const EXPORT_FORMAT = 4;
@@ -48,15 +63,51 @@ export function checkpointHeights(asOf: number): number[] {
   return heights;
 }
 
-/** A release's state, or null when it has none (an older pegscope) or it cannot be read. */
-export async function readState(releaseDir: string): Promise<ExportState | null> {
+/** state.json as written: the state and the release it belongs to (earlier pegscopes wrote no release: their state was inside it). */
+export type StateFile = ExportState & { release?: string };
+
+/** Where the next export finds what it needs about a release: the directory of its indexes, and its state when it is of this format. */
+export interface ReleaseState {
+  dir: string;
+  state: ExportState | null;
+}
+
+/** Whether a state directory has the indexes an export needs to carry files over. */
+const hasIndexes = (dir: string): boolean => existsSync(join(dir, FILES_INDEX)) && existsSync(join(dir, DOCS_INDEX));
+
+async function readStateFile(dir: string): Promise<StateFile | null> {
   try {
-    const state = JSON.parse(await readFile(join(releaseDir, STATE_PATH), 'utf8')) as ExportState;
-    return state.format === EXPORT_FORMAT ? state : null;
+    return JSON.parse(await readFile(join(dir, STATE_FILE), 'utf8')) as StateFile;
   } catch {
     return null;
   }
 }
+
+/** out/<network>/state/<id> when it is complete: its state.json names release `id`. */
+export async function completeStateDir(outDir: string, id: string): Promise<string | null> {
+  const dir = join(outDir, STATE_DIR, id);
+  return (await readStateFile(dir))?.release === id && hasIndexes(dir) ? dir : null;
+}
+
+/**
+ * The state of a release, or null when there is none to build on (the next
+ * export is then a full one): its state directory when complete, else,
+ * for a release of an earlier pegscope, the indexes inside it (which it
+ * published only once complete). A state directory that is missing,
+ * incomplete (killed before its state.json) or names another release is
+ * never used.
+ */
+export async function releaseState(outDir: string, releaseDir: string): Promise<ReleaseState | null> {
+  const dir = await completeStateDir(outDir, basename(releaseDir)) ?? legacyStateDir(releaseDir);
+  if (!dir) return null;
+  const state = await readStateFile(dir);
+  return { dir, state: state?.format === EXPORT_FORMAT ? state : null };
+}
+
+const legacyStateDir = (releaseDir: string): string | null => {
+  const dir = join(releaseDir, LEGACY_STATE_DIR);
+  return hasIndexes(dir) ? dir : null;
+};
 
 /** What the export about to run is made from, to compare with the previous release's state. */
 export interface ExportBasis {

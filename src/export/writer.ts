@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, createGzip, gzip } from 'node:zlib';
 import { wrapJson, type AnalysisStamp } from '../api/envelope.js';
 import { sqlString, type AppendColumn, type Db, type RowAppender, type SqlParams } from '../store/db.js';
 import { FileQueue } from './file-queue.js';
-import { BR_MIN, FILES_INDEX, GZ_MIN, MANIFEST_FILE } from '../api/release-files.js';
+import { BR_MIN, GZ_MIN, MANIFEST_FILE } from '../api/release-files.js';
 import { exportSql } from './sql.js';
 import type { ReleaseSize } from './ranges.js';
 
@@ -49,8 +49,8 @@ const ownsMemory = (bytes: Buffer): boolean => bytes.byteOffset === 0 && bytes.b
 /**
  * The files of a release as DuckDB rows, so that deciding what to carry over
  * from the previous release is one join, and memory does not grow with the
- * tree. data/files.parquet is this table without `how`; it lists every file
- * of the release but itself and manifest.json.
+ * tree. The state's files index (state.ts FILES_INDEX) is this table without
+ * `how`; it lists every file of the release but manifest.json and changes.json.
  */
 const FILE_COLUMNS = 'path, size, sha256, stamp_height, stamp_time, kind, q';
 const CREATE_FILES = `CREATE OR REPLACE TEMP TABLE x_files (path VARCHAR, size BIGINT, sha256 VARCHAR,
@@ -90,10 +90,10 @@ const COUNTS = exportSql('files-counts');
 const RELEASE_SIZE = 'SELECT count(*) AS files, sum(size) AS total, arg_max(path, size) AS path, max(size) AS largest FROM x_files';
 
 export interface WriterOptions {
-  /** The current release, when its files index lets unchanged documents be hard-linked from it. */
-  previousDir: string | null;
-  /** `dir` holds a recycled old release (one pruning would remove) with a files index. */
-  recycled: boolean;
+  /** The current release and its files index, when unchanged documents are hard-linked from it. */
+  previous: { dir: string; files: string } | null;
+  /** `dir` holds a recycled old release (one pruning would remove): its files index. */
+  recycledFiles: string | null;
 }
 
 /**
@@ -113,13 +113,13 @@ export class ReleaseWriter {
 
   static async open(db: Db, dir: string, opts: WriterOptions): Promise<ReleaseWriter> {
     await db.exec(CREATE_FILES);
-    await db.exec(loadFiles('x_prev_files', opts.previousDir && join(opts.previousDir, FILES_INDEX)));
-    await db.exec(loadFiles('x_recycled_files', opts.recycled ? join(dir, FILES_INDEX) : null));
-    const writer = new ReleaseWriter(db, dir, opts.previousDir, await db.appender('x_files', FILE_APPEND_COLUMNS, 'temp'));
+    await db.exec(loadFiles('x_prev_files', opts.previous?.files ?? null));
+    await db.exec(loadFiles('x_recycled_files', opts.recycledFiles));
+    const writer = new ReleaseWriter(db, dir, opts.previous?.dir ?? null, await db.appender('x_files', FILE_APPEND_COLUMNS, 'temp'));
     try {
-      // Files outside documents are always written anew, and the indexes always change.
-      for (const path of [MANIFEST_FILE, FILES_INDEX]) writer.remove(path);
-      if (opts.recycled) await writer.eachPath(RECYCLED_OTHER_FILES, [], (path) => writer.remove(path));
+      // Files outside documents are always written anew, and the manifest always changes.
+      writer.remove(MANIFEST_FILE);
+      if (opts.recycledFiles) await writer.eachPath(RECYCLED_OTHER_FILES, [], (path) => writer.remove(path));
     } catch (err) {
       await writer.abandon();
       throw err;
@@ -130,11 +130,13 @@ export class ReleaseWriter {
   /** A file of the release with these bytes; returns it and its compressed siblings. */
   async put(path: string, data: string | Buffer, doc?: DocKey, stamp?: AnalysisStamp): Promise<FileEntry[]> {
     const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-    this.ensureDir(path);
-    this.files.push({ op: 'write', path: this.at(path), data: bytes });
-    const file = { path, size: bytes.length, sha256: sha256(bytes) };
-    this.record(file, doc, stamp);
+    const file = this.write(path, bytes, doc, stamp);
     return bytes.length < GZ_MIN ? [file] : [file, ...await this.compress(path, bytes, doc)];
+  }
+
+  /** A file no client is sent as it is (the router's top lists, the nginx snippet): no compressed siblings. */
+  putPlain(path: string, text: string): void {
+    this.write(path, Buffer.from(text));
   }
 
   /**
@@ -248,14 +250,15 @@ export class ReleaseWriter {
   }
 
   /**
-   * Waits for every file operation, then writes the files index (the last
-   * file before manifest.json); the tree is complete when it resolves.
+   * Waits for every file operation, then writes the files index to `index`
+   * (in the release's state, not in the release); the tree is complete but
+   * for changes.json and manifest.json when it resolves.
    */
-  async finish(): Promise<void> {
+  async finish(index: string): Promise<void> {
     try {
       this.appender.flush();
-      await this.db.exec(`COPY (SELECT ${FILE_COLUMNS} FROM x_files ORDER BY path) TO ${sqlString(await this.pathFor(FILES_INDEX))} (FORMAT parquet, COMPRESSION zstd)`);
-      await this.adopt(FILES_INDEX);
+      await this.files.drain();
+      await this.db.exec(`COPY (SELECT ${FILE_COLUMNS} FROM x_files ORDER BY path) TO ${sqlString(index)} (FORMAT parquet, COMPRESSION zstd)`);
     } finally {
       this.closeAppender();
       await this.files.close();
@@ -301,17 +304,18 @@ export class ReleaseWriter {
   /** The .gz (and .br when it pays) siblings of a file of at least GZ_MIN bytes. */
   private async compress(path: string, bytes: Buffer, doc?: DocKey): Promise<FileEntry[]> {
     const gz = await gzipAsync(bytes, { level: 9 });
-    const siblings = [this.putCompressed(`${path}.gz`, gz, doc)];
+    const siblings = [this.write(`${path}.gz`, gz, doc)];
     if (bytes.length < BR_MIN) return siblings;
     const br = await brotliAsync(bytes, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.length } });
-    if (br.length < gz.length * BR_GAIN) siblings.push(this.putCompressed(`${path}.br`, br, doc));
+    if (br.length < gz.length * BR_GAIN) siblings.push(this.write(`${path}.br`, br, doc));
     return siblings;
   }
 
-  private putCompressed(path: string, bytes: Buffer, doc?: DocKey): FileEntry {
+  private write(path: string, bytes: Buffer, doc?: DocKey, stamp?: AnalysisStamp): FileEntry {
+    this.ensureDir(path);
     this.files.push({ op: 'write', path: this.at(path), data: bytes });
     const file = { path, size: bytes.length, sha256: sha256(bytes) };
-    this.record(file, doc);
+    this.record(file, doc, stamp);
     return file;
   }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { expect } from 'vitest';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { Db } from '../../src/store/db.js';
 import { createSimSource, type SimSource } from '../../src/chain/sim/index.js';
 import { scanChain } from '../../src/store/scan.js';
@@ -50,6 +50,20 @@ export function expectSameTree(actualRoot: string, expectedRoot: string, ignored
   for (const path of ignored) { a.delete(path); b.delete(path); }
   expect([...a.keys()]).toEqual([...b.keys()]);
   for (const [rel, path] of a) expect(readFileSync(path).equals(readFileSync(b.get(rel)!)), rel).toBe(true);
+}
+
+/**
+ * Two releases' state directories (out/<network>/state/<id>) with the same
+ * files and bytes; state.json names its own release, and is compared without it.
+ */
+export function expectSameState(actual: string, expected: string): void {
+  const withoutRelease = (dir: string): unknown => {
+    const { release, ...state } = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as { release: string };
+    expect(release).toBe(basename(dir));
+    return state;
+  };
+  expect(withoutRelease(actual)).toEqual(withoutRelease(expected));
+  expectSameTree(actual, expected, ['state.json']);
 }
 
 /** Whether every file the release's manifest lists is there with the listed sha256, and nothing else. */

@@ -19,7 +19,7 @@ UNION SELECT 'pegout', txid, vout FROM analysed_pegouts WHERE height > f
 UNION SELECT 'pegout', txid, vout FROM analysed_pegouts SEMI JOIN addresses USING (address);
 
 -- This export's (none when it renders everything), and the next one's
--- unless the chain reorganises (their digests go into data/pegs.parquet,
+-- unless the chain reorganises (their digests go into the state's pegs.parquet,
 -- next_floor() is this height minus twice the horizon).
 CREATE OR REPLACE TEMP TABLE x_maybe_pegs AS FROM pegs_in_question(dirty_floor()) WHERE dirty_floor() >= 0;
 CREATE OR REPLACE TEMP TABLE x_next_pegs AS FROM pegs_in_question(next_floor());
