@@ -11,7 +11,7 @@
  * distinct amount per side with its count) over the scanned pegs, for all
  * time (the table of an analysis without a horizon; checked against
  * a_amounts when the database was analysed) and for the last H blocks of a
- * few horizons (SPEC §2: the table counts the last H blocks).
+ * few horizons (docs/methodology.md: the table counts the last H blocks).
  * The scanned databases are cached under .bench/ (scripts/lib/sim-cache.ts).
  */
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -23,7 +23,7 @@ import { cachedSimDb } from './lib/sim-cache.js';
 
 const TARGET_GZIP = 100_000;
 const DAY_BLOCKS = 576;
-/** Horizons within SPEC §2's 30 to 90 days, and all time. */
+/** Horizons within the 30 to 90 days docs/methodology.md allows, and all time. */
 const HORIZONS: (number | null)[] = [null, 90 * DAY_BLOCKS, 60 * DAY_BLOCKS, 30 * DAY_BLOCKS];
 
 interface Sizes { json: number; gzip: number; brotli: number }

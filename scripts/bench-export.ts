@@ -6,7 +6,7 @@
  * - a full export, against this machine's limit for the same tree: extracting
  *   a tar of the release (tar xf + sync) into an empty directory; files and
  *   bytes of the release;
- * - the job's steady state (SPEC §2 Horizon, issue 15): after 1 new block and
+ * - the job's steady state (docs/methodology.md, "Horizon"): after 1 new block and
  *   after 100 new blocks, an incremental export against a full export of the
  *   same database into an empty site, with the share of files that changed
  *   and of the bytes a mirror uploads, by where they are (changes.json);
@@ -151,7 +151,7 @@ function uploadShare(release: string, files: number): string {
 }
 
 async function benchPreset(preset: SimPresetName, seed: number, dir: string, oneFull: boolean): Promise<void> {
-  // SPEC §4's budget: the default at mainnet; at x10 only the file count (100,000) is bounded.
+  // The host budget (docs/static-hosting.md): the default at mainnet; at x10 only the file count (100,000) is bounded.
   const budget = preset === 'x10' ? parseHostBudget('files=100000,file=none,total=none') : DEFAULT_HOST_BUDGET;
   const dbs = await cachedDbs(preset, seed);
   const tip = presetRates(preset).blocks;

@@ -61,7 +61,7 @@ function withSource(cmd: Command): Command {
 
 /** What `analyze` and `job` take from the analysis model. */
 function withAnalysis(cmd: Command): Command {
-  return cmd.option('--horizon <blocks>', `blocks within which pegs can be linked and hide each other (SPEC §2 Horizon; default ${HORIZON_BLOCKS}, 60 days; docs/methodology.md)`,
+  return cmd.option('--horizon <blocks>', `blocks within which pegs can be linked and hide each other (the horizon; default ${HORIZON_BLOCKS}, 60 days; docs/methodology.md)`,
     parseInteger('--horizon', 1, MAX_HEIGHT), HORIZON_BLOCKS);
 }
 

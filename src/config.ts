@@ -78,7 +78,7 @@ export function parseRpcUrl(text: string, what: string): URL {
 
 const MIB = 1024 * 1024;
 
-/** Flags first, then environment (PEGSCOPE_*, LTC_RPC_*), then defaults (SPEC §5). */
+/** Flags first, then environment (PEGSCOPE_*, LTC_RPC_*), then defaults (README.md). */
 export function resolveConfig(opts: CommonOptions): ResolvedConfig {
   const rpcUrlFrom = opts.rpcUrl !== undefined ? '--rpc-url' : env('LTC_RPC_URL') !== undefined ? 'LTC_RPC_URL' : 'PEGSCOPE_RPC_URL';
   const rpcUrl = opts.rpcUrl ?? env('LTC_RPC_URL') ?? env('PEGSCOPE_RPC_URL');

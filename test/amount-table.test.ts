@@ -1,5 +1,5 @@
 /**
- * api/amounts.json describes itself (issue 16): the common envelope, the
+ * api/amounts.json describes itself: the common envelope, the
  * tolerance and horizon it was built with, delta-encoded amounts; the
  * client's parseAmountTable checks it and says what is wrong.
  */

@@ -12,7 +12,7 @@ import { finalChain, fixtureSource, loadRecording, orphanChain } from './helpers
 import { insertChain, txid } from './helpers/analysis-fixture.js';
 
 /**
- * SPEC §2 Horizon: an analysis that continues the published one (links and
+ * The horizon (docs/methodology.md): an analysis that continues the published one (links and
  * anonymity sets of pegs far enough below the new blocks carried over) gives
  * every table that a full analysis of the same chain gives. Two databases
  * get the same history: one continues, the other recomputes every peg.

@@ -33,7 +33,7 @@ async function fresh(): Promise<Db> {
   return db;
 }
 
-describe('the horizon (SPEC §2)', () => {
+describe('the horizon (docs/methodology.md)', () => {
   const H = 100;
   const amount = 50_000_000;
 

@@ -1,5 +1,5 @@
 /**
- * The wallet package as a wallet installs it (issue 16): `npm pack` of
+ * The wallet package as a wallet installs it: `npm pack` of
  * packages/client unpacked into a fresh node_modules, then used from Node
  * ESM and CommonJS, from a browser bundle and a React Native-style bundle
  * (esbuild, run in a context with no Node globals), and type-checked by
@@ -19,7 +19,7 @@ import {
 
 const ROOT = join(import.meta.dirname, '..');
 const PACKAGE = join(ROOT, 'packages', 'client');
-/** The installed size a wallet pays (issue 16). */
+/** The installed size a wallet pays. */
 const MAX_INSTALLED_BYTES = 50_000;
 
 interface PackEntry { unpackedSize: number; size: number; files: { path: string; size: number }[]; filename: string }

@@ -1,5 +1,5 @@
 /**
- * The bulk dumps of an exported release (issue 16): every computed table is
+ * The bulk dumps of an exported release: every computed table is
  * published, its Parquet file names the network, heights and analysis it
  * covers, its rows count what /api/stats counts, the links dump says what
  * /api/links says, and the CSV is the Parquet file with lists joined.

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document (issue 16): one self-contained file that a maintained
+ * The OpenAPI document: one self-contained file that a maintained
  * OpenAPI 3.1 linter accepts, served at /api/openapi.json and in every
  * release, byte for byte the generated one, and true to the router: every
  * path it describes answers 200 with a body of the described schema and the

@@ -64,7 +64,7 @@ describe('privacyOf', () => {
     expect(countInRange(big.pegin, 0, Number.MAX_SAFE_INTEGER)).toBe(60_000);
   });
 
-  it('suggests a round amount whose window beats yours, not a one-off 8-decimal amount (the 1.5 of issue 16)', () => {
+  it('suggests a round amount whose window beats yours, not a one-off 8-decimal amount (the 1.5 a wallet once got)', () => {
     const near14 = Array.from({ length: 10 }, (_, i) => [139_950_000 + i * 10_000, 1] as [number, number]);
     const odd = buildAmountCounts({ pegin: [[150_958_947, 1], ...near14], pegout: [] });
     const p = privacyOf(odd, 150_000_000, 'pegin');

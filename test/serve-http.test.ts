@@ -1,5 +1,5 @@
 /**
- * What every response carries (issue 13, 3.8; issue 16): requests Node's
+ * What every response carries: requests Node's
  * parser rejects get the JSON error body with CORS, and browsers may read
  * the validator, rate-limit and release headers of any response.
  */
@@ -105,7 +105,7 @@ describe('requests Node\'s parser rejects (3.8)', () => {
   }, 15_000);
 });
 
-describe('CORS for browsers (issue 16)', () => {
+describe('CORS for browsers', () => {
   const exposed = (header: string | string[] | undefined): string[] => String(header ?? '').split(',').map((h) => h.trim());
 
   it('every response exposes ETag, Retry-After, RateLimit-* and X-Pegscope-Release', async () => {

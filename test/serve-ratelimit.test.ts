@@ -20,7 +20,7 @@ describe('sliding window', () => {
     expect(limiter.hit('b', 10, t0 + 15_000).allowed).toBe(true);
   });
 
-  it('Retry-After is honest: waiting it succeeds, a second less does not (issue 13, 3.4)', () => {
+  it('Retry-After is honest: waiting it succeeds, a second less does not', () => {
     const t0 = 1_800_000_000_000;
     // A client's requests (gaps in ms) until its first refusal, replayed into a fresh limiter per probe.
     const schedule = fc.record({

@@ -1,5 +1,5 @@
 /**
- * The router's view of a release (issue 13, 3.1 and 3.2): a release removed
+ * The router's view of a release: a release removed
  * while serving is a 503 and leaves nothing wrong in any cache; every cache
  * stays within its entries and bytes whatever clients ask.
  */

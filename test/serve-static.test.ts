@@ -1,5 +1,5 @@
 /**
- * /dumps/* and /manifest.json (issue 13, 3.5): streamed by the router with
+ * /dumps/* and /manifest.json: streamed by the router with
  * the API's JSON errors, strong ETags, single byte ranges, If-Range and
  * If-None-Match, so a dump download can be resumed safely across releases.
  */

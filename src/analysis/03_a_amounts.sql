@@ -1,4 +1,4 @@
--- a_amounts: every distinct peg-in and peg-out amount of the horizon (SPEC §2:
+-- a_amounts: every distinct peg-in and peg-out amount of the horizon (docs/methodology.md:
 -- heights as_of − {{horizon_blocks}} .. as_of, the blocks a peg-in at the tip counts in its
 -- anonymity set) with its count: the privacy amount table.
 CREATE OR REPLACE TEMP TABLE a_amounts AS

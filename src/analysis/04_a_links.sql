@@ -1,7 +1,7 @@
 -- a_links: round-trip links (peg-in → later peg-out of the same amount minus MWEB fees).
 -- Heuristic and every constant: docs/methodology.md "Round-trip links".
 -- A peg-out's candidates are the peg-ins in its window [A, A + tol] in the
--- {{horizon_blocks}} blocks before it (the horizon, SPEC §2), counted exactly
+-- {{horizon_blocks}} blocks before it (the horizon, docs/methodology.md), counted exactly
 -- by box-count.ts (w_pegout_windows); only windows of at most {{max_join}} such peg-ins
 -- are expanded into pairs. 100,000 peg-ins of exactly 1.0 never meet 100,000
 -- peg-outs just below it.

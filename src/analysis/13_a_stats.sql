@@ -1,4 +1,4 @@
--- a_stats: headline counts (SPEC §3 stats); value is JSON number text.
+-- a_stats: headline counts (docs/api.md stats); value is JSON number text.
 CREATE OR REPLACE TEMP TABLE a_stats AS
 SELECT * FROM (VALUES
   ('total_pegins', (SELECT count(*) FROM w_pegins)::VARCHAR),

@@ -1,4 +1,4 @@
--- a_recommendations: the SPEC `recommendations` object as one JSON document.
+-- a_recommendations: the `recommendations` object (docs/api.md) as one JSON document.
 -- Best amounts: the exact amounts used most often (at least {{best_amount_min_count}} times).
 -- Wait: the {{wait_quantile}} quantile of the block gaps of links at confidence >=
 -- {{high_confidence}} (waiting longer than most round trips that were still caught),

@@ -30,7 +30,7 @@ export interface AnalyzeOptions {
   /** Unix seconds recorded as updated_at (default: now). */
   now?: number;
   tolerance?: Litoshi;
-  /** Blocks of the horizon (SPEC §2); default HORIZON_BLOCKS. */
+  /** Blocks of the horizon (docs/methodology.md); default HORIZON_BLOCKS. */
   horizon?: number;
   params?: Partial<AnalysisParams>;
   /** Recompute every peg instead of continuing the published analysis. */

@@ -75,7 +75,7 @@ const linkRecord = obj({
 
 const amountCount = obj({ amount, count });
 
-/** The envelope fields every JSON body carries (SPEC §3). */
+/** The envelope fields every JSON body carries (docs/api.md). */
 export const ENVELOPE_PROPERTIES: Record<string, JsonSchema> = {
   version: { const: API_VERSION },
   network: { enum: ['mainnet', 'testnet', 'regtest', 'sim'] },

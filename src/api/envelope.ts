@@ -3,7 +3,7 @@ import type { NetworkName } from '../domain/network.js';
 import { NETWORKS } from '../domain/network.js';
 import { toJson } from './json.js';
 
-/** The fields every JSON body starts with (SPEC §3). */
+/** The fields every JSON body starts with (docs/api.md). */
 export interface Envelope {
   version: typeof API_VERSION;
   network: NetworkName;

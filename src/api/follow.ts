@@ -4,7 +4,6 @@ import type { Envelope } from './envelope.js';
 import type { Attribution } from './trace.js';
 
 export const spec = ENDPOINTS.follow;
-export const DEFAULT_DEPTH = numericParam('follow', 'depth').default;
 export const MAX_DEPTH = numericParam('follow', 'depth').max;
 
 export interface Hop {

@@ -31,7 +31,7 @@ export function healthDocument(stamp: AnalysisStamp, counts: { last_scanned_bloc
 /** Analysis older than this is stale: health.ok turns false (the job has stopped publishing). */
 export const DEFAULT_STALE_AFTER_SECONDS = 3600;
 
-/** The health document as of `nowSeconds` (SPEC §3: age computed at request time). */
+/** The health document as of `nowSeconds` (docs/api.md: age computed at request time). */
 export function healthAt(doc: HealthDocument, nowSeconds: number, staleAfterSeconds = DEFAULT_STALE_AFTER_SECONDS): HealthDocument {
   const age = Math.max(0, Math.floor(nowSeconds) - doc.health.analysis_updated);
   return { ...doc, health: { ...doc.health, ok: age <= staleAfterSeconds, analysis_age_seconds: age } };

@@ -3,7 +3,7 @@ import { responseSchema, objectOf } from './common-schema.js';
 import { document, type AnalysisStamp, type Envelope } from './envelope.js';
 import { RANGE_KINDS, RANGES_INDEX_PATH } from '@pegscope/client';
 
-/** The /api index document (SPEC §3). */
+/** The /api index document (docs/api.md). */
 export interface ApiIndex {
   service: string;
   endpoints: Record<string, string>;
@@ -17,7 +17,7 @@ export const SERVICE = 'pegscope';
 export const ATTRIBUTION_LINK = 'https://github.com/pegscope/pegscope';
 export const DISCLAIMER = 'Every link is a heuristic inference from public chain data, never proof of common ownership or of a round trip.';
 
-/** The release files the router answers besides the endpoints (SPEC §3 table, §4), in the same line form. */
+/** The release files the router answers besides the endpoints (docs/api.md, docs/static-hosting.md), in the same line form. */
 export const FILE_ENDPOINTS = {
   amounts: 'GET /api/amounts.json — the amount table a wallet caches to score amounts offline (also /api/amounts)',
   range: `GET /api/range/<kind>/<prefix> — every ${RANGE_KINDS.join(', ')} document whose key hashes to the prefix; /${RANGES_INDEX_PATH} gives each kind's prefix length`,

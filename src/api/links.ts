@@ -5,7 +5,7 @@ import { linksCsvOf } from './csv-rows.js';
 import type { LinkRecord } from './documents.js';
 
 export const spec = ENDPOINTS.links;
-/** How many links data/links.json holds: the largest `limit` (SPEC §3). */
+/** How many links data/links.json holds: the largest `limit` (docs/api.md). */
 export const TOP_LINKS = numericParam('links', 'limit').max;
 export const DEFAULT_MIN_CONFIDENCE = numericParam('links', 'min_confidence').default;
 export const DEFAULT_LIMIT = numericParam('links', 'limit').default;

@@ -97,7 +97,7 @@ const errorResponse = (description: string, ...extra: string[]): JsonSchema => (
   description, headers: headerRefs(...EVERY_ANSWER, ...extra), content: { 'application/json': { schema: schemaRef('error') } },
 });
 
-/** Error statuses every operation can answer (SPEC §3), under components/responses. */
+/** Error statuses every operation can answer (docs/api.md), under components/responses. */
 const ERRORS: Record<string, JsonSchema> = {
   400: errorResponse('a parameter is missing, malformed, out of range or given twice; a parameter where none is taken; format=csv where CSV is not offered; a query string that cannot be parsed; a request without Host or not HTTP/1.1'),
   401: errorResponse('X-API-Key names no known key; omit it to use the per-IP limit'),
@@ -162,7 +162,7 @@ const pathParam = (name: string, description: string, schema: JsonSchema): JsonS
 
 type Tag = 'endpoints' | 'lookups by path' | 'range layout' | 'files';
 const TAGS: Record<Tag, string> = {
-  endpoints: 'the endpoints of SPEC §3; the same answers at /api/<endpoint>, /api?endpoint=<endpoint> and /api.php?endpoint=<endpoint>',
+  endpoints: 'the endpoints of docs/api.md; the same answers at /api/<endpoint>, /api?endpoint=<endpoint> and /api.php?endpoint=<endpoint>',
   'lookups by path': '/api/<kind>/<q>: the same answer as /api/<kind>?q=<q>, the form a static mirror serves from its files',
   'range layout': 'range files: a lookup fetches the range its key hashes to and picks the document locally, so the host learns only a prefix shared with dozens of other keys',
   files: 'release files served as they are: the amount table, the documents the explorer page reads, this document, the manifest and the bulk dumps (docs/dumps.md)',

@@ -1,5 +1,5 @@
 /**
- * Endpoint parameters, declared once (SPEC §3). The router validates against
+ * Endpoint parameters, declared once (docs/api.md). The router validates against
  * these, the exporter writes default documents from `default`, the OpenAPI
  * document and the tests read the same declarations.
  */

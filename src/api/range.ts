@@ -1,5 +1,5 @@
 /**
- * The range layout's files (SPEC §4; format in packages/client/src/range.ts):
+ * The range layout's files (docs/static-hosting.md; format in packages/client/src/range.ts):
  * api/ranges.json and api/range/<kind>/<prefix>.json, served by the router
  * at /api/ranges.json and /api/range/<kind>/<prefix>.
  */

@@ -14,10 +14,6 @@ export type SeriesName = (typeof SERIES_NAMES)[number];
 
 export const seriesPath = (name: SeriesName): string => `api/series/${name}.json`;
 
-export function isSeriesName(name: string): name is SeriesName {
-  return (SERIES_NAMES as readonly string[]).includes(name);
-}
-
 export interface DailySeries {
   name: 'daily'; interval: 'day';
   /** Unix seconds of 00:00 UTC of each day. */

@@ -22,7 +22,7 @@ export const schema = responseSchema('trace', 'trace', {
   }),
 });
 
-/** The answer for a well-formed q the data does not know (SPEC §3: 200, not_found). */
+/** The answer for a well-formed q the data does not know (docs/api.md: 200, not_found). */
 export function notFoundTrace(stamp: AnalysisStamp, query: string): TraceDocument {
   return document(stamp, { trace: { query, type: 'not_found', attribution: null, cluster: null, pegins: [], pegouts: [] } });
 }

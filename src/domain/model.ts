@@ -26,7 +26,7 @@ function valuesOf<T extends Facts>(facts: T): Values<T> {
   return Object.fromEntries(Object.entries(facts).map(([name, fact]) => [name, fact.value])) as Values<T>;
 }
 
-/** Facts of the chain and of Litecoin Core 0.21.2.1's MWEB fees, measured on regtest (SPEC §1). Not tunable. */
+/** Facts of the chain and of Litecoin Core 0.21.2.1's MWEB fees, measured on regtest (docs/methodology.md). Not tunable. */
 export const CHAIN_FACTS = {
   litoshi_per_coin: { value: LITOSHI_PER_COIN, unit: 'litoshi', meaning: 'one coin; SQL divides amounts by it to print coin' },
   block_seconds: { value: BLOCK_SECONDS, unit: 's', meaning: 'target block interval of every Litecoin network; turns block gaps into hours' },
@@ -133,7 +133,7 @@ export const FOLLOW_DEFAULT_DEPTH = DEFINITIONS.follow_default_depth.value;
 
 /** Every group of scalar facts, in the order docs/methodology.md lists them. */
 export const MODEL_FACT_GROUPS: readonly { title: string; facts: Facts }[] = [
-  { title: 'Chain facts (SPEC §1)', facts: CHAIN_FACTS },
+  { title: 'Chain facts', facts: CHAIN_FACTS },
   { title: 'Round-trip link model (`analyze` parameters)', facts: LINK_PARAMS },
   { title: 'Labels, attribution and scores (`analyze` parameters)', facts: ATTRIBUTION_PARAMS },
   { title: 'Recommendations (`analyze` parameters)', facts: RECOMMENDATION_PARAMS },
@@ -164,7 +164,7 @@ export interface LabelCategoryFact {
   readonly meaning: string;
 }
 
-/** The label categories (SPEC §2), their risks and whether they propagate across a cluster. An unlabelled address has risk 0. */
+/** The label categories (docs/methodology.md), their risks and whether they propagate across a cluster. An unlabelled address has risk 0. */
 export const LABEL_CATEGORIES = [
   { name: 'exchange', risk: 15, propagates: true, meaning: 'custodial exchange' },
   { name: 'service', risk: 15, propagates: true, meaning: 'other custodial service (wallet provider, payment processor)' },

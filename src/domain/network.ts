@@ -1,5 +1,5 @@
 /**
- * Network parameters (SPEC §1). `sim` is the built-in simulated chain; it uses
+ * Network parameters (docs/methodology.md). `sim` is the built-in simulated chain; it uses
  * regtest formats. Name, unit and bech32 prefix are the wallet client's
  * (NETWORK_BASICS); the rest only the pipeline and the router need.
  */
@@ -7,7 +7,7 @@ import { NETWORK_BASICS, NETWORK_NAMES, type NetworkName, type Unit } from '@peg
 
 export { NETWORK_NAMES, type NetworkName } from '@pegscope/client';
 
-/** Litecoin's target block interval, the same on every network (SPEC §1: ≈ 150 s). */
+/** Litecoin's target block interval, the same on every network (docs/methodology.md: ≈ 150 s). */
 export const BLOCK_SECONDS = 150;
 
 export interface NetworkParams {

@@ -1,5 +1,5 @@
 /**
- * changes.json (SPEC §4): the files added, changed and removed since the
+ * changes.json (docs/static-hosting.md): the files added, changed and removed since the
  * previous release, with size and sha256, so a mirror uploads only those
  * (docs/static-hosting.md). Compared with the previous release's manifest,
  * whatever the export reused, so an incremental and a full export of the

@@ -4,7 +4,7 @@ import type { FileEntry, ReleaseWriter } from './writer.js';
 import { ANALYSED, exportSql } from './sql.js';
 
 /**
- * Bulk dumps (SPEC §4, every column in docs/dumps.md): the published
+ * Bulk dumps (docs/static-hosting.md, every column in docs/dumps.md): the published
  * tables as Parquet and gzipped CSV, each the query of
  * src/export/sql/dump-<name>.sql over the analysed_* views and the a_*
  * tables only, so a dump never holds a row above the analysed height.

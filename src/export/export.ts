@@ -40,7 +40,7 @@ import { EVERY_KEY, ReleaseWriter, scopeParams, type DocKey, type FileEntry, typ
 
 export interface ExportOptions {
   outDir: string;
-  /** Default 'ranges' (SPEC §4). */
+  /** Default 'ranges' (docs/static-hosting.md). */
   layout?: Layout;
   /** The export fails when the release breaks it (default DEFAULT_HOST_BUDGET: Cloudflare and GitHub Pages). */
   hostBudget?: HostBudget;
@@ -136,7 +136,7 @@ const TOP_LINKS = exportSql('links');
 const TOP_AMOUNTS = exportSql('amounts');
 
 /**
- * Writes a complete release of the static tree (SPEC §4) from the analysed
+ * Writes a complete release of the static tree (docs/static-hosting.md) from the analysed
  * database and publishes it atomically: a kill at any point leaves `current`
  * on the previous complete release.
  */
@@ -561,7 +561,7 @@ async function writeFilesLayout(db: Db, writer: ReleaseWriter, stamp: AnalysisSt
 }
 
 /**
- * The range layout (SPEC §4): per kind, every document packed into
+ * The range layout (docs/static-hosting.md): per kind, every document packed into
  * api/range/<kind>/<prefix>.json by the sha256 of its key, and
  * api/ranges.json saying how. The dirty documents are rendered and their
  * range files written a batch of consecutive prefixes at a time (RangeBatch).

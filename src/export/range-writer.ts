@@ -1,5 +1,5 @@
 /**
- * Range files of one kind (SPEC §4, format in packages/client/src/range.ts) from the
+ * Range files of one kind (docs/static-hosting.md, format in packages/client/src/range.ts) from the
  * documents the exporter put in x_range_docs. DuckDB decides which ranges
  * changed (an md5 over what each file is made of, joined with the previous
  * release's); those are carried over by the writer untouched, and only the

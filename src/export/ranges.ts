@@ -1,5 +1,5 @@
 /**
- * The range layout of a release (SPEC §4): how long each kind's prefix is,
+ * The range layout of a release (docs/static-hosting.md): how long each kind's prefix is,
  * and the host budget every release is checked against.
  */
 import { prefixLengthFor, RANGE_KINDS, RANGE_TARGET, type RangeKind } from '@pegscope/client';
@@ -8,7 +8,7 @@ import { prefixLengthFor, RANGE_KINDS, RANGE_TARGET, type RangeKind } from '@peg
 export type Layout = 'ranges' | 'files';
 export const LAYOUTS: readonly Layout[] = ['ranges', 'files'];
 
-/** What a static host accepts (SPEC §4): files, the largest file, all bytes; null = no limit. */
+/** What a static host accepts (docs/static-hosting.md): files, the largest file, all bytes; null = no limit. */
 export interface HostBudget {
   maxFiles: number | null;
   maxFileBytes: number | null;

@@ -15,7 +15,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const CSV_TYPE = 'text/csv; charset=utf-8';
 const COMPRESS_MIN_BYTES = 1024;
 
-/** On every response, errors and raw parser rejections included: browsers may read these (SPEC §3). */
+/** On every response, errors and raw parser rejections included: browsers may read these (docs/api.md). */
 const COMMON_HEADERS: Readonly<Record<string, string>> = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Expose-Headers': 'ETag, Retry-After, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Pegscope-Release, Content-Range, Accept-Ranges',

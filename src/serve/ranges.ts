@@ -1,5 +1,5 @@
 /**
- * Per-query documents of a release in the range layout (SPEC §4): a lookup
+ * Per-query documents of a release in the range layout (docs/static-hosting.md): a lookup
  * reads the one range file its key hashes to, indexes its lines once
  * (api/range-file.ts), and answers with the document's bytes as they are in
  * the file (byte for byte what the files layout holds). Range files are not

@@ -1,5 +1,5 @@
 /**
- * Per-client rate limiting (SPEC §3): a sliding window per client IP (IPv6
+ * Per-client rate limiting (docs/api.md): a sliding window per client IP (IPv6
  * grouped by /64) or per API key. The window is approximated from the
  * current and previous fixed windows (count = previous × overlap + current),
  * which needs two counters per client instead of a log of timestamps; the

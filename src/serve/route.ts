@@ -1,5 +1,5 @@
 /**
- * Request → route (SPEC §3): the Host picks the site, the target picks what
+ * Request → route (docs/api.md): the Host picks the site, the target picks what
  * answers. Only the shapes below ever reach the file system: fixed names,
  * and endpoint requests whose every parameter has been validated.
  */

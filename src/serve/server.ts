@@ -1,5 +1,5 @@
 /**
- * The router (SPEC §3): node:http in front of the published release tree.
+ * The router (docs/api.md): node:http in front of the published release tree.
  * HTTP statuses are decided in src/serve and only there; it never opens the
  * database. route.ts maps a request to a route, release.ts reads releases,
  * answer.ts shapes endpoint replies, http.ts writes them; this file wires

@@ -1,6 +1,6 @@
 /**
  * Request parameter validation against the declarations in src/api/params.ts
- * (SPEC §3): every problem is a 400 naming the parameter and what is allowed;
+ * (docs/api.md): every problem is a 400 naming the parameter and what is allowed;
  * nothing is clamped or guessed.
  */
 import { ENDPOINTS, type EndpointName, type ParamSpec } from '../api/params.js';

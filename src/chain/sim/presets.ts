@@ -105,7 +105,7 @@ export function presetRates(name: SimPresetName, overrides: Partial<SimRates> = 
   return { ...DEFAULT_RATES, ...PRESETS[name], ...overrides };
 }
 
-/** MWEB kernel fees of Litecoin Core 0.21.2.1 (SPEC §1). */
+/** MWEB kernel fees of Litecoin Core 0.21.2.1 (docs/methodology.md). */
 export const PEGIN_KERNEL_FEE = 3_900;
 export const TRANSFER_KERNEL_FEE = 3_900;
 export const PEGOUT_KERNEL_BASE_FEE = 2_200;

@@ -1,4 +1,4 @@
--- address documents (SPEC §3): rows (q, has_file, body), one per address of this batch (x_render_keys).
+-- address documents (docs/api.md): rows (q, has_file, body), one per address of this batch (x_render_keys).
 WITH funded AS (
   SELECT ap.address, count(*) AS n, sum(p.amount) AS total
   FROM x_address_pegins ap JOIN analysed_pegins p ON p.txid = ap.txid AND p.vout = ap.vout

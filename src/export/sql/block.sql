@@ -1,4 +1,4 @@
--- block documents (SPEC §3): rows (q = the height, has_file, hash, body) for every block with pegs in this batch (x_render_keys). Needs nodes.sql.
+-- block documents (docs/api.md): rows (q = the height, has_file, hash, body) for every block with pegs in this batch (x_render_keys). Needs nodes.sql.
 WITH heights AS (
   SELECT q::INTEGER AS height FROM x_render_keys WHERE kind = 'block'
 ),

@@ -1,5 +1,5 @@
--- Which documents could have changed since the previous release (SPEC §2
--- Horizon, issue 15), computed before anything is rendered, for an export
+-- Which documents could have changed since the previous release (docs/methodology.md,
+-- "Horizon"), computed before anything is rendered, for an export
 -- that builds on it (dirty-all.sql otherwise). dirty_floor() is the dirty
 -- floor: a peg above it may have changed (the previous release's height
 -- minus twice the horizon, lower after a reorg; -1 renders everything), and

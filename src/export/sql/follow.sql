@@ -1,4 +1,4 @@
--- follow documents (SPEC §3) at the default depth (follow_default_depth hops):
+-- follow documents (docs/api.md) at the default depth (follow_default_depth hops):
 -- rows (q, has_file, body), one per address of this batch (x_render_keys); the
 -- total is the cumulative confidence of the last hop kept. Needs
 -- follow-hops.sql. Longer chains: follow-chain.sql.

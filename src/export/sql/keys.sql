@@ -1,4 +1,4 @@
--- The keys of every per-query document (SPEC §4), before anything is
+-- The keys of every per-query document (docs/static-hosting.md), before anything is
 -- rendered: x_addresses (funders of peg-ins and peg-out destinations),
 -- x_address_pegins, and x_keys (kind, q) for trace, address, follow,
 -- follow_chain (chains longer than the default depth) and block. Needs the

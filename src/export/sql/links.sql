@@ -1,5 +1,5 @@
 -- The top links in API order (confidence desc, then block_gap asc), as link
--- records (SPEC §3), as one JSON list. $1 = how many. Needs macros.sql and nodes.sql.
+-- records (docs/api.md), as one JSON list. $1 = how many. Needs macros.sql and nodes.sql.
 SELECT json_plain(to_json(list(rec ORDER BY confidence DESC, block_gap, pegout_txid, pegout_vout, pegin_txid, pegin_vout))::VARCHAR) AS links
 FROM (
   SELECT l.confidence, l.block_gap, l.pegout_txid, l.pegout_vout, l.pegin_txid, l.pegin_vout,

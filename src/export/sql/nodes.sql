@@ -1,4 +1,4 @@
--- Peg-in and peg-out nodes as SPEC §3 describes them, one JSON text per peg,
+-- Peg-in and peg-out nodes as docs/api.md describes them, one JSON text per peg,
 -- shared by the trace and block documents: only the pegs the documents to
 -- render need (x_need_pegins, x_need_pegouts of dirty.sql). Needs macros.sql
 -- and attribution.sql.

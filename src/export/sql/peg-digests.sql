@@ -1,5 +1,5 @@
--- What this release records for the next one to compare with (SPEC §2
--- Horizon, issue 15): the digests of the pegs in question and what documents
+-- What this release records for the next one to compare with (docs/methodology.md,
+-- "Horizon"): the digests of the pegs in question and what documents
 -- show of each address. dirty.sql compares them with the previous release's;
 -- dirty-all.sql, for an export that renders everything, does not. Needs
 -- keys.sql and attribution.sql, and the macros dirty_floor() (the dirty

@@ -1,4 +1,4 @@
--- trace documents (SPEC §3), one row per query of this batch (x_render_keys): an
+-- trace documents (docs/api.md), one row per query of this batch (x_render_keys): an
 -- address, peg-in txid or peg-out (HogEx) txid: rows (q, has_file, body),
 -- body the compact JSON of the `trace` object.
 -- Needs macros.sql, keys.sql, peg-digests.sql, dirty.sql and nodes.sql.
