@@ -1,7 +1,7 @@
 /**
  * A `demo` range release (the default layout) served by Debian's nginx with
  * the release's own snippet, next to the router on the same tree: every
- * document comes back byte for byte through pegscope/client, nginx's access
+ * document comes back byte for byte through @pegscope/client, nginx's access
  * log shows that only range paths were asked for, and nginx answers with
  * the router's content types, CORS and caching.
  */
@@ -89,7 +89,7 @@ function cachingFetch(): Fetch {
   };
 }
 
-describe.runIf(enabled)('pegscope/client against nginx serving a demo range release', () => {
+describe.runIf(enabled)('@pegscope/client against nginx serving a demo range release', () => {
   it('gives back every document of every kind byte for byte, asking nginx only for range files', async () => {
     const from = logSize();
     const client = new RangeClient({ base: nginx.url, network: 'sim', fetch: cachingFetch() });

@@ -37,7 +37,7 @@ const litoshi = fc.oneof(
 );
 
 describe('router and wallet client agree', () => {
-  it('GET /api/privacy equals pegscope/client privacyOf on the fetched amount table', async () => {
+  it('GET /api/privacy equals @pegscope/client privacyOf on the fetched amount table', async () => {
     await fc.assert(
       fc.asyncProperty(litoshi, fc.constantFrom('pegin', 'pegout') as fc.Arbitrary<'pegin' | 'pegout'>, async (amount, side) => {
         const text = formatCoin(amount);

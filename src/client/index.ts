@@ -1,7 +1,6 @@
 /**
- * `pegscope/client`: the wallet client, kept as an export of the main package
- * for code that already imports it from there. It is the zero-dependency
- * package `@pegscope/client` (packages/client), which a wallet installs on
- * its own (docs/amounts.md).
+ * `pegscope/client`: deprecated; import `@pegscope/client` (packages/client,
+ * docs/amounts.md), the zero-dependency package this re-exports. Kept so that
+ * code importing the old subpath of the main package still works.
  */
 export * from '@pegscope/client';

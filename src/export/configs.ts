@@ -7,7 +7,7 @@ import { explorerHeaders, explorerNginx } from './explorer.js';
 /**
  * The configs a release carries for static hosts, each using only the rules
  * its host documents (what each host then answers directly and what goes
- * through pegscope/client: docs/static-hosting.md):
+ * through @pegscope/client: docs/static-hosting.md):
  *
  * - `_redirects` and `_headers`: Netlify and Cloudflare Pages. Cloudflare
  *   ignores a line that is not `source destination [code]`, so query
@@ -46,7 +46,7 @@ const EXPOSED = 'ETag, Content-Range, Accept-Ranges';
 export function redirectsFile(): string {
   const lines = [
     '# pegscope: rewrites (status 200) from API paths to release files, for Netlify and Cloudflare Pages.',
-    '# Lookups by key go through pegscope/client (api/ranges.json, api/range/<kind>/<prefix>.json): docs/static-hosting.md.',
+    '# Lookups by key go through @pegscope/client (api/ranges.json, api/range/<kind>/<prefix>.json): docs/static-hosting.md.',
     '# Netlify only: query conditions. Cloudflare Pages ignores these lines (not "source destination [code]").',
   ];
   for (const name of DEFAULTS) {
@@ -88,8 +88,8 @@ export const NGINX_MESSAGES = {
   badQ: 'q must be an address, a 64-hex txid or block hash, or a block height',
   notFound: 'no such path; the API index is at /api',
   noDocument: 'this release has no document for that q',
-  clientOnly: `this mirror holds lookups as range files, so the key never reaches it: fetch /${RANGES_INDEX_PATH}, then /api/range/<kind>/<prefix>.json with the first prefix_length hex digits of the sha256 of the key, as pegscope/client RangeClient does (docs/api.md), or ask a pegscope router`,
-  privacy: 'privacy is computed per amount: score it with pegscope/client privacyOf on /api/amounts.json (docs/amounts.md), or ask a pegscope router',
+  clientOnly: `this mirror holds lookups as range files, so the key never reaches it: fetch /${RANGES_INDEX_PATH}, then /api/range/<kind>/<prefix>.json with the first prefix_length hex digits of the sha256 of the key, as @pegscope/client RangeClient does (docs/api.md), or ask a pegscope router`,
+  privacy: 'privacy is computed per amount: score it with @pegscope/client privacyOf on /api/amounts.json (docs/amounts.md), or ask a pegscope router',
   computed: (names: string[]): string => `a mirror holds the default document only: leave out ${names.join(' and ')}, or ask a pegscope router (pegscope serve), which computes them`,
   format: (name: EndpointName): string => `format must be ${WITH_CSV(name) ? 'json or csv' : 'json'} for ${name}`,
 };
@@ -140,7 +140,7 @@ export function nginxSnippet(): string {
   const queryParams = [...new Set(RANGE_KINDS.flatMap((kind) => computed(kind)))];
   const endpoints = NAMES.join('|');
   return `# pegscope static tree — include inside server { root /path/to/out/<network>/current; … }
-# What it answers, and what goes through pegscope/client or the router: docs/static-hosting.md.
+# What it answers, and what goes through @pegscope/client or the router: docs/static-hosting.md.
 types {
     application/json json;
     text/csv csv;

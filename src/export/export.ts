@@ -621,11 +621,11 @@ async function writeFiles(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, k
     const rows = await next;
     // DuckDB fetches the next page while this one is handed to the file worker.
     if (done + PAGE_ROWS < total) next = page(done + PAGE_ROWS);
-    await Promise.all(rows.map((row) => {
+    await Promise.all(rows.map((row): Promise<unknown> => {
       const q = String(row.q);
       if (!k.accepts(q)) {
         refused.push(q);
-        return undefined;
+        return Promise.resolve();
       }
       const doc = { kind, q };
       const rowStamp = { network: stamp.network, as_of_height: Number(row.stamp_height), updated_at: Number(row.stamp_time) };

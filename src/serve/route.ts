@@ -70,7 +70,7 @@ export function route(target: string, network: NetworkParams): Route {
     }
     return { kind: 'file', rel: 'api/index.json' };
   }
-  // The amount table wallets cache and score locally (pegscope/client).
+  // The amount table wallets cache and score locally (@pegscope/client).
   if (path === '/api/amounts.json' || path === '/api/amounts') {
     return q === -1 ? { kind: 'file', rel: 'api/amounts.json' } : error(400, 'the amount table takes no parameters');
   }
