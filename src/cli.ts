@@ -11,6 +11,7 @@ import { packageVersion } from './version.js';
 import type { ServeOptions } from './serve/server.js';
 import { DEFAULT_CACHE_LIMITS } from './serve/limits.js';
 import { DEFAULT_CACHE_SECONDS } from './api/caching.js';
+import { DEFAULT_STALE_AFTER_SECONDS } from './api/health.js';
 import { loadConfigFile } from './config-file.js';
 import { DEFAULT_ANALYZE_MEMORY_MB, DEFAULT_EXPORT_MEMORY_MB, DEFAULT_KEEP_RELEASES, HORIZON_BLOCKS, MIN_MEMORY_LIMIT_MB } from './domain/model.js';
 import { LABEL_FORMATS, type LabelFormat } from './analysis/label-check.js';
@@ -183,7 +184,7 @@ export function buildProgram(): Command {
     .option('--keys <file>', 'API keys file with per-key limits (sent as X-API-Key)')
     .option('--trust-proxy', 'take the client IP from X-Forwarded-For (only behind your own proxy)')
     .option('--config <file>', 'serve several networks from one config file (docs/deploy.md)')
-    .option('--stale-after <duration>', 'health.ok turns false when the analysis is older than this', '1h')
+    .option('--stale-after <duration>', 'health.ok turns false when the analysis is older than this', `${DEFAULT_STALE_AFTER_SECONDS}s`)
     .option('--cache <duration>', 'how long caches may keep a response; match the job\'s --every', `${DEFAULT_CACHE_SECONDS}s`)
     .option('--workers <n>', `processes serving the port (default: one per CPU, here ${availableParallelism()}; 1 serves from this process)`, parseInteger('--workers', 1, MAX_WORKERS))
     .option('--answer-cache <MiB>', `finished answers each worker keeps in memory (default ${DEFAULT_CACHE_LIMITS.answers.maxBytes! / MIB})`, parseInteger('--answer-cache', 1, MAX_ANSWER_CACHE_MIB))

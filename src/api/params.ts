@@ -4,6 +4,7 @@
  * document and the tests read the same declarations.
  */
 import { FOLLOW_DEFAULT_DEPTH, FOLLOW_MAX_HOPS } from '../domain/model.js';
+import { AMOUNT_TABLE_VERSION } from '@pegscope/client';
 
 export type ParamSpec =
   | { kind: 'int'; name: string; min: number; max: number; default?: number; required?: boolean; doc: string }
@@ -79,7 +80,8 @@ export const ENDPOINTS: Record<EndpointName, EndpointSpec> = {
   },
 };
 
-export const API_VERSION = '1';
+/** The API's version string; the amount table wallets read is an API document, so the client checks the same one. */
+export const API_VERSION: typeof AMOUNT_TABLE_VERSION = AMOUNT_TABLE_VERSION;
 
 /** Bounds and default of a numeric parameter, for code that slices precomputed lists. */
 export function numericParam(endpoint: EndpointName, name: string): { min: number; max: number; default: number } {

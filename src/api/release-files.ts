@@ -1,8 +1,30 @@
 /**
- * Names and rules of the files every release has, for the exporter and for
- * code that reads releases without it (verify, the router).
+ * Names and rules of the files every release has, and the wire facts of
+ * serving them (content types, the error body), for the exporter, the router,
+ * the host configs and the page alike: each is declared here once.
  */
+import { API_VERSION } from './params.js';
+import { EXPLORER_TYPES } from './explorer.js';
 export const MANIFEST_FILE = 'manifest.json';
+/** The amount table wallets fetch and the router scores privacy with (docs/amounts.md). */
+export const AMOUNT_TABLE_PATH = 'api/amounts.json';
+
+/** Content-Type of a release file by its extension, wherever it is served (router, nginx.conf, _headers). */
+export const CONTENT_TYPES = {
+  json: 'application/json; charset=utf-8',
+  csv: 'text/csv; charset=utf-8',
+  atom: 'application/atom+xml; charset=utf-8',
+  gz: 'application/gzip',
+  // A .br sibling asked for by its name is the compressed bytes, as a static host sends them.
+  br: 'application/octet-stream',
+  parquet: 'application/vnd.apache.parquet',
+  ...EXPLORER_TYPES,
+} as const;
+
+/** The error body of every refusal (docs/api.md "Errors"): `{error, version}`, and for health's 503 `health: {ok: false}`. */
+export function errorBody(message: string, extra: object = {}): string {
+  return JSON.stringify({ error: message, version: API_VERSION, ...extra });
+}
 /** What changed since the previous release (added, changed, removed with sha256): what a mirror uploads. */
 export const CHANGES_FILE = 'changes.json';
 /** Files at least this large get a .gz sibling (and the router compresses documents from this size); at least BR_MIN a .br one when it beats gzip clearly. */
@@ -15,7 +37,7 @@ export const BR_MIN = 65536;
  * every request, health included), instead of answering from its absence.
  */
 export const REQUIRED_FILES: readonly string[] = [
-  'api/index.json', 'api/health.json', 'api/amounts.json', 'api/stats.json', 'api/recommendations.json',
+  'api/index.json', 'api/health.json', AMOUNT_TABLE_PATH, 'api/stats.json', 'api/recommendations.json',
   'api/links.json', 'api/links.csv', 'api/pegin_amounts.json', 'api/pegin_amounts.csv',
   'api/pegout_amounts.json', 'api/pegout_amounts.csv',
 ];

@@ -8,7 +8,7 @@ import type { AnalysisStamp } from '../api/envelope.js';
 import { fromBigint } from '../domain/amount.js';
 import type { Db } from '../store/db.js';
 
-export const AMOUNT_TABLE_PATH = 'api/amounts.json';
+export { AMOUNT_TABLE_PATH } from '../api/release-files.js';
 
 /** The a_meta keys the table states (written by analyze; an older analysis lacks them). */
 interface BuildMeta {

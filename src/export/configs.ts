@@ -1,5 +1,5 @@
-import { API_VERSION, ENDPOINTS, type EndpointName } from '../api/params.js';
-import { toJson } from '../api/json.js';
+import { ENDPOINTS, type EndpointName } from '../api/params.js';
+import { CONTENT_TYPES, errorBody } from '../api/release-files.js';
 import { analysisCacheControl, COMPUTED_CACHE_CONTROL, DEFAULT_CACHE_SECONDS, ERROR_CACHE_CONTROL } from '../api/caching.js';
 import { RANGE_KINDS, RANGES_INDEX_PATH } from '@pegscope/client';
 import { explorerHeaders, explorerNginx } from './explorer.js';
@@ -32,13 +32,6 @@ const computed = (name: EndpointName): string[] =>
   ENDPOINTS[name].params.filter((p) => p.kind !== 'query' && p.name !== 'format').map((p) => p.name);
 
 const DOCUMENT_CACHE = analysisCacheControl(DEFAULT_CACHE_SECONDS);
-const CONTENT_TYPES = {
-  json: 'application/json; charset=utf-8',
-  csv: 'text/csv; charset=utf-8',
-  atom: 'application/atom+xml; charset=utf-8',
-  gz: 'application/gzip',
-  parquet: 'application/vnd.apache.parquet',
-} as const;
 /** What browser code may read on a mirror: the validators and byte ranges nginx sends (the router adds its rate-limit headers). */
 const EXPOSED = 'ETag, Content-Range, Accept-Ranges';
 
@@ -81,7 +74,7 @@ export function headersFile(): string {
 }
 
 /** An error body nginx can return in single quotes (no quote, no variable). */
-const errorJson = (message: string): string => toJson({ error: message, version: API_VERSION }).replace(/['$]/g, '');
+const errorJson = (message: string): string => errorBody(message).replace(/['$]/g, '');
 
 /** Why nginx refuses what it cannot answer, and where the answer is. */
 export const NGINX_MESSAGES = {

@@ -8,6 +8,7 @@ import {
   ASSET_NAME, ASSETS_DIR, EXPLORER_DOCUMENTS, EXPLORER_HEADERS, EXPLORER_INDEX, EXPLORER_TYPES,
   explorerFileType,
 } from '../api/explorer.js';
+import { CONTENT_TYPES } from '../api/release-files.js';
 
 export interface ExplorerFile {
   kind: 'explorer';
@@ -20,7 +21,6 @@ export interface ExplorerFile {
   immutable: boolean;
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
 const DOCUMENTS = new Set(EXPLORER_DOCUMENTS.map((rel) => `/${rel}`));
 
 /** The page file a path names, a 404 for a malformed asset name, or null when the path is not the page's. */
@@ -36,7 +36,7 @@ export function explorerRoute(path: string): ExplorerFile | { kind: 'error'; sta
     if (!ASSET_NAME.test(name)) return { kind: 'error', status: 404, message: explorerMissing(path) };
     return { kind: 'explorer', rel: `${ASSETS_DIR}/${name}`, type: EXPLORER_TYPES[explorerFileType(name)], headers: EXPLORER_HEADERS, immutable: true };
   }
-  if (DOCUMENTS.has(path)) return { kind: 'explorer', rel: path.slice(1), type: JSON_TYPE, headers: {}, immutable: false };
+  if (DOCUMENTS.has(path)) return { kind: 'explorer', rel: path.slice(1), type: CONTENT_TYPES.json, headers: {}, immutable: false };
   return null;
 }
 

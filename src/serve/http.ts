@@ -7,12 +7,12 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
-import { API_VERSION } from '../api/params.js';
-import { EXPLORER_TYPES } from '../api/explorer.js';
+import { CONTENT_TYPES, errorBody } from '../api/release-files.js';
+import { ERROR_CACHE_CONTROL } from '../api/caching.js';
 import { etagOf, type CachedFile, type OpenFile } from './release.js';
 
-const JSON_TYPE = 'application/json; charset=utf-8';
-const CSV_TYPE = 'text/csv; charset=utf-8';
+const JSON_TYPE = CONTENT_TYPES.json;
+const CSV_TYPE = CONTENT_TYPES.csv;
 const COMPRESS_MIN_BYTES = 1024;
 
 /** On every response, errors and raw parser rejections included: browsers may read these (docs/api.md). */
@@ -42,24 +42,15 @@ export function contentType(format: 'json' | 'csv'): string {
   return format === 'csv' ? CSV_TYPE : JSON_TYPE;
 }
 
-/** Content-Type of a release file served by its name, by its extension (a .gz/.br sibling is sent as the compressed bytes it is). */
-const STATIC_TYPES: Readonly<Record<string, string>> = {
-  json: JSON_TYPE, csv: CSV_TYPE, atom: 'application/atom+xml; charset=utf-8', gz: 'application/gzip', br: 'application/octet-stream', parquet: 'application/vnd.apache.parquet',
-  ...EXPLORER_TYPES,
-};
-
+/** Content-Type of a release file served by its name, by its extension. */
 export function staticType(rel: string): string {
-  return STATIC_TYPES[rel.slice(rel.lastIndexOf('.') + 1)] ?? 'application/octet-stream';
-}
-
-function errorJson(message: string, extra: object = {}): string {
-  return JSON.stringify({ error: message, version: API_VERSION, ...extra });
+  return (CONTENT_TYPES as Record<string, string>)[rel.slice(rel.lastIndexOf('.') + 1)] ?? 'application/octet-stream';
 }
 
 /** The error body every refusal gets: `{error, version}` (health's 503 adds `health: {ok: false}`), never cached. */
 export function sendError(req: IncomingMessage, res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, extra?: object): void {
-  const body = Buffer.from(errorJson(message, extra));
-  res.writeHead(status, { ...headers, 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', 'Content-Length': String(body.length) });
+  const body = Buffer.from(errorBody(message, extra));
+  res.writeHead(status, { ...headers, 'Content-Type': JSON_TYPE, 'Cache-Control': ERROR_CACHE_CONTROL, 'Content-Length': String(body.length) });
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
@@ -76,8 +67,8 @@ export function methodNotAllowed(method: string): { message: string; headers: Re
  * a whole HTTP/1.1 response), then closes it, as Node itself does.
  */
 export function refuseSocket(socket: Duplex, status: number, message: string, extra: Record<string, string> = {}): void {
-  const body = errorJson(message);
-  const headers = { ...COMMON_HEADERS, ...extra, 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' };
+  const body = errorBody(message);
+  const headers = { ...COMMON_HEADERS, ...extra, 'Content-Type': JSON_TYPE, 'Cache-Control': ERROR_CACHE_CONTROL, 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' };
   const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
   socket.write(`${lines.join('\r\n')}\r\n\r\n${body}`);
   socket.destroy();

@@ -38,7 +38,7 @@ import { AmountTableError, parseAmountTable, type AmountTable, type NetworkName 
 import { Lru, type LruLimits } from '../lru.js';
 import { RANGES_INDEX_PATH, RangeFormatError, rangePrefix, type RangeKind, type RangesIndexBody } from '@pegscope/client';
 import { indexRange, type IndexedRange } from '../api/range-file.js';
-import { MANIFEST_FILE, REQUIRED_FILES } from '../api/release-files.js';
+import { AMOUNT_TABLE_PATH, MANIFEST_FILE, REQUIRED_FILES } from '../api/release-files.js';
 import { rangeFileOf } from './ranges.js';
 import { ManifestFormatError, ManifestIndex, type ManifestEntry } from './manifest-index.js';
 
@@ -212,7 +212,7 @@ export class Site {
         throw new Error(`it is a ${envelope.network} release but this site serves ${this.network.name}`);
       }
       // Checked as a wallet checks it: the router scores with what wallets fetch.
-      const amounts = amountTableOf(this.files.required(root, 'api/amounts.json').identity.toString('utf8'), this.network.name);
+      const amounts = amountTableOf(this.files.required(root, AMOUNT_TABLE_PATH).identity.toString('utf8'), this.network.name);
       const rangesFile = this.files.read(root, RANGES_INDEX_PATH);
       const ranges = rangesFile ? JSON.parse(rangesFile.identity.toString('utf8')) as RangesIndexBody : null;
       if (ranges && ranges.layout !== 'ranges') throw new Error(`${RANGES_INDEX_PATH} does not describe a range layout`);

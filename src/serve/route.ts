@@ -9,7 +9,7 @@ import type { NetworkParams } from '../domain/network.js';
 import { echo, isEndpointName, validateParams, type ValidRequest } from './validate.js';
 import { explorerRoute, type ExplorerFile } from './explorer.js';
 import { isRangeKind, RANGE_KINDS, type RangeKind } from '@pegscope/client';
-import { isServedFile } from '../api/release-files.js';
+import { AMOUNT_TABLE_PATH, isServedFile } from '../api/release-files.js';
 
 const MAX_URL_BYTES = 2048;
 /** A range by its prefix, with or without `.json`; its .gz/.br siblings are files like any other. */
@@ -28,7 +28,7 @@ const FILE_PATH = /^\/((?:[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}\/){0,4}[A-Za-z0-9_-
 const PARTITION = /^dumps\/([a-z_]+)\/([a-z_]+)-\d{8}-\d{8}\./;
 
 export type Route =
-  | { kind: 'file'; rel: 'api/index.json' | 'api/amounts.json' | typeof OPENAPI_PATH }
+  | { kind: 'file'; rel: 'api/index.json' | typeof AMOUNT_TABLE_PATH | typeof OPENAPI_PATH }
   /** api/ranges.json, the range layout's index (a files-layout release has none). */
   | { kind: 'ranges' }
   /** One range file: the documents of `kind` whose key hashes to `prefix`. */
@@ -72,7 +72,7 @@ export function route(target: string, network: NetworkParams): Route {
   }
   // The amount table wallets cache and score locally (@pegscope/client).
   if (path === '/api/amounts.json' || path === '/api/amounts') {
-    return q === -1 ? { kind: 'file', rel: 'api/amounts.json' } : error(400, 'the amount table takes no parameters');
+    return q === -1 ? { kind: 'file', rel: AMOUNT_TABLE_PATH } : error(400, 'the amount table takes no parameters');
   }
   if (path === `/${OPENAPI_PATH}`) {
     return q === -1 ? { kind: 'file', rel: OPENAPI_PATH } : error(400, 'the OpenAPI document takes no parameters');

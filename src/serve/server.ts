@@ -35,7 +35,7 @@ export interface ServeOptions {
   trustProxy?: boolean;
   /** Seconds a response stays fresh in caches; match the job's `--every` (default DEFAULT_CACHE_SECONDS). */
   cacheSeconds?: number;
-  /** health.ok turns false when the analysis is older than this (default 3600). */
+  /** health.ok turns false when the analysis is older than this (default DEFAULT_STALE_AFTER_SECONDS, api/health.ts). */
   staleAfterSeconds?: number;
   /** A client that has not sent its whole request head by then gets 408 and is cut (default 10,000 ms). */
   headersTimeoutMs?: number;

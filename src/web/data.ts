@@ -9,6 +9,7 @@ import type { RecommendationsDocument } from '../api/recommendations.js';
 import type { LinksDocument } from '../api/links.js';
 import type { SeriesDocument, SeriesName } from '../api/series.js';
 import { parseAmountTable, type AmountTable } from '@pegscope/client';
+import { AMOUNT_TABLE_PATH } from '../api/release-files.js';
 
 /** GET a path relative to the page; a non-2xx answer is an error with the server's message. */
 export async function getText(path: string): Promise<string> {
@@ -59,7 +60,7 @@ let amountTable: Promise<AmountTable> | null = null;
  * (for the release's own network); privacy is computed from it in this page.
  */
 export function amounts(): Promise<AmountTable> {
-  amountTable ??= Promise.all([envelope(), once<unknown>('api/amounts.json')])
+  amountTable ??= Promise.all([envelope(), once<unknown>(AMOUNT_TABLE_PATH)])
     .then(([env, file]) => parseAmountTable(file, { network: env.network }).table);
   amountTable.catch(() => {
     amountTable = null;
