@@ -12,7 +12,8 @@ import type { AnalysisStamp } from '../api/envelope.js';
 import { toJson } from '../api/json.js';
 import { API_VERSION } from '../api/params.js';
 import { CHANGES_FILE, MANIFEST_FILE } from '../api/release-files.js';
-import { sqlString, type Db } from '../store/db.js';
+import type { Db } from '../store/db.js';
+import { writeLines } from './manifest.js';
 import { exportSql } from './sql.js';
 
 const PREVIOUS_MANIFEST = exportSql('changes-previous');
@@ -42,11 +43,5 @@ export async function writeChanges(db: Db, dir: string, previousDir: string | nu
     version: API_VERSION, network: stamp.network, as_of_height: stamp.as_of_height, updated_at: stamp.updated_at,
     previous: hasPrevious ? await previousStamp(manifest) : null,
   });
-  const path = join(dir, CHANGES_FILE);
-  const lines = `SELECT line FROM (
-      SELECT 0 AS part, 0 AS n, ${sqlString(head.slice(0, -1) + ',')} AS line
-      UNION ALL SELECT 1, n, line FROM (${CHANGE_LINES})
-      UNION ALL SELECT 2, 0, '}')
-    ORDER BY part, n`;
-  await db.exec(`COPY (${lines}) TO ${sqlString(path)} (FORMAT csv, HEADER false, QUOTE '', ESCAPE '', DELIMITER '\x01')`);
+  await writeLines(db, join(dir, CHANGES_FILE), `${head.slice(0, -1)},`, CHANGE_LINES, '}');
 }

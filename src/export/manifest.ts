@@ -24,12 +24,21 @@ export async function writeManifest(db: Db, path: string, stamp: AnalysisStamp):
     version: API_VERSION, network: stamp.network, as_of_height: stamp.as_of_height, updated_at: stamp.updated_at,
     stamps: stamps.map((s) => [s.height, Number(s.time)]),
   });
+  await writeLines(db, path, `${head.slice(0, -1)},"files":{`, MEMBER_LINES, '}}');
+  return (await stat(path)).size;
+}
+
+/**
+ * Writes a JSON file of one member per line with DuckDB COPY, never one
+ * string of the whole file: `open`, then the `line` column of
+ * `membersSql` ordered by its `n`, then `close` (manifest.json, changes.json).
+ */
+export async function writeLines(db: Db, path: string, open: string, membersSql: string, close: string): Promise<void> {
   const lines = `SELECT line FROM (
-      SELECT 0 AS part, 0 AS n, ${sqlString(`${head.slice(0, -1)},"files":{`)} AS line
-      UNION ALL SELECT 1, n, line FROM (${MEMBER_LINES})
-      UNION ALL SELECT 2, 0, '}}')
+      SELECT 0 AS part, 0 AS n, ${sqlString(open)} AS line
+      UNION ALL SELECT 1, n, line FROM (${membersSql})
+      UNION ALL SELECT 2, 0, ${sqlString(close)})
     ORDER BY part, n`;
   // Lines verbatim: no quoting, and a delimiter that never occurs in one column.
   await db.exec(`COPY (${lines}) TO ${sqlString(path)} (FORMAT csv, HEADER false, QUOTE '', ESCAPE '', DELIMITER '\x01')`);
-  return (await stat(path)).size;
 }
