@@ -8,14 +8,14 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RANGE_HASH, rangePath, type RangeHeader, type RangeKind } from '@pegscope/client';
+import { RANGE_HASH, rangePath, rangePrefix, type RangeHeader, type RangeKind } from '@pegscope/client';
 import { envelopeOf, type AnalysisStamp } from '../api/envelope.js';
 import { indexRange, rangeFileBytes, type IndexedRange } from '../api/range-file.js';
 import type { Db } from '../store/db.js';
 import type { Progress } from '../progress.js';
 import { exportSql } from './sql.js';
 import { RENDER_ALL_HINT } from './state.js';
-import { sha256, type KeyScope, type ReleaseWriter } from './writer.js';
+import type { KeyScope, ReleaseWriter } from './writer.js';
 
 const RANGE_DIGESTS = exportSql('range-digests');
 const RECORD_DOCS = exportSql('docs-record');
@@ -53,7 +53,7 @@ export class PreviousRanges {
 
   /** A document of `kind` that this release puts in range `prefix`. */
   async document(kind: RangeKind, prefix: string, key: string, part: number): Promise<Buffer> {
-    const path = this.pathOf(kind, prefix) ?? rangePath(kind, sha256(key).slice(0, this.lengths[kind]));
+    const path = this.pathOf(kind, prefix) ?? rangePath(kind, rangePrefix(key, this.lengths[kind]));
     const range = await this.load(path);
     const doc = (part === 0 ? range.documents : range.chains).get(key);
     if (doc === undefined) throw new Error(`export: the previous release's ${path} lacks ${key}, which this export did not render. Please report this; ${RENDER_ALL_HINT}`);
