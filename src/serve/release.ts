@@ -99,7 +99,7 @@ export class ReleaseDamaged extends ReleaseUnavailable {
 }
 
 /** The most a file of each kind may hold to be read into memory; a larger one is damage, never a read without bound. */
-export function maxBytesOf(rel: string): number {
+function maxBytesOf(rel: string): number {
   if (rel.startsWith('api/range/')) return 64 * 1024 * 1024;
   if (rel.startsWith('data/')) return 128 * 1024 * 1024;
   return 16 * 1024 * 1024;

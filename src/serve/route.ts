@@ -24,8 +24,6 @@ const QUERY_PATH = /^\/api\/(trace|address|follow|block)\/([A-Za-z0-9]{1,100})(\
  * manifest lists is ever opened; it is streamed with byte ranges.
  */
 const FILE_PATH = /^\/((?:[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}\/){0,4}[A-Za-z0-9_-][A-Za-z0-9._-]{0,199})$/;
-/** A height partition of a dump is named for its table and its heights. */
-const PARTITION = /^dumps\/([a-z_]+)\/([a-z_]+)-\d{8}-\d{8}\./;
 
 export type Route =
   | { kind: 'file'; rel: 'api/index.json' | typeof AMOUNT_TABLE_PATH | typeof OPENAPI_PATH }
@@ -83,9 +81,9 @@ export function route(target: string, network: NetworkParams): Route {
   const range = RANGE_PATH.exec(path);
   if (range) {
     if (!isRangeKind(range[1]!)) return error(404, `no range kind ${echo(range[1]!)}; kinds: ${RANGE_KINDS.join(', ')}`);
-    range[2] = range[2]!.replace(/\.json$/, '');
-    if (!RANGE_PREFIX.test(range[2])) return error(400, `a range prefix is 1 to 8 lower-case hex digits (api/ranges.json gives each kind's length); got ${echo(range[2]!)}`);
-    return q === -1 ? { kind: 'range', range: range[1], prefix: range[2]! } : error(400, 'a range takes no parameters');
+    const prefix = range[2]!.replace(/\.json$/, '');
+    if (!RANGE_PREFIX.test(prefix)) return error(400, `a range prefix is 1 to 8 lower-case hex digits (api/ranges.json gives each kind's length); got ${echo(prefix)}`);
+    return q === -1 ? { kind: 'range', range: range[1], prefix } : error(400, 'a range takes no parameters');
   }
   // /api/<kind>/<q>: the path form static mirrors know (nginx, _redirects), the same answer as ?q=.
   const byPath = QUERY_PATH.exec(path);
@@ -104,13 +102,8 @@ export function route(target: string, network: NetworkParams): Route {
   const named = /^\/api\/([^/.]+)$/.exec(path);
   if (named) return endpoint(named[1]!, search, network, []);
   const file = FILE_PATH.exec(path)?.[1];
-  if (file && isServedFile(file) && wellNamedPartition(file)) return q === -1 ? { kind: 'static', rel: file } : error(400, 'files take no parameters');
+  if (file && isServedFile(file)) return q === -1 ? { kind: 'static', rel: file } : error(400, 'files take no parameters');
   return error(404, `no such path; the API is at /api/<endpoint> (${endpointList()}), the index at /api, the release's files are listed in /manifest.json`);
-}
-
-function wellNamedPartition(rel: string): boolean {
-  const partition = PARTITION.exec(rel);
-  return !partition || partition[1] === partition[2];
 }
 
 function endpoint(name: string, search: URLSearchParams, network: NetworkParams, reserved: string[]): Route {

@@ -180,24 +180,21 @@ class Router {
     }
   }
 
-  private fail(req: IncomingMessage, res: ServerResponse, err: unknown): void {
+  /** An error as the client gets it: a release that cannot answer is a 503 (with `unavailableBody`'s members), anything else a 500. */
+  private fail(req: IncomingMessage, res: ServerResponse, err: unknown, unavailableBody?: object): void {
     const unavailable = err instanceof ReleaseUnavailable;
-    if (err instanceof ReleaseDamaged) this.logRefusal(err);
+    // The operator learns which file of which release was refused; the client only that the release cannot be read.
+    if (err instanceof ReleaseDamaged) this.opts.log?.(`release ${err.release} refused: ${err.detail}`);
     else if (!unavailable) this.opts.log?.(`internal error: ${(err as Error).stack ?? err}`);
     if (res.headersSent) res.destroy();
-    else if (unavailable) this.refuse(req, res, 503, err.message);
+    else if (unavailable) this.refuse(req, res, 503, err.message, {}, unavailableBody);
     else this.refuse(req, res, 500, 'internal error; the operator has been told via the log');
   }
 
-  /** The operator learns which file of which release was refused; the client only that the release cannot be read. */
-  private logRefusal(err: ReleaseDamaged): void {
-    this.opts.log?.(`release ${err.release} refused: ${err.detail}`);
-  }
-
   /** An error response with the headers every response carries. */
-  private refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string, headers?: Record<string, string>): void {
+  private refuse(req: IncomingMessage, res: ServerResponse, status: number, message: string, headers?: Record<string, string>, extra?: object): void {
     setCommonHeaders(res);
-    sendError(req, res, status, message, headers);
+    sendError(req, res, status, message, headers, extra);
   }
 
   /** Answers the request; a promise when the rate limit is shared or the answer is streamed from a file. */
@@ -264,10 +261,8 @@ class Router {
     try {
       return site.current();
     } catch (err) {
-      if (!(err instanceof ReleaseUnavailable) || r.kind !== 'endpoint' || r.request.endpoint !== 'health') throw err;
-      if (err instanceof ReleaseDamaged) this.logRefusal(err);
-      setCommonHeaders(res);
-      sendError(req, res, 503, err.message, {}, { health: { ok: false } });
+      if (r.kind !== 'endpoint' || r.request.endpoint !== 'health') throw err;
+      this.fail(req, res, err, { health: { ok: false } });
       return null;
     }
   }
