@@ -36,7 +36,7 @@ describe('the docs', () => {
         if (entry.isDirectory()) walk(rel);
         else if (/\.(?:ts|sql|md|mjs|html)$/.test(entry.name) && rel !== 'test/docs-paths.test.ts') {
           readFileSync(join(ROOT, rel), 'utf8').split('\n').forEach((line, i) => {
-            if (/SPEC §|\bissue \d/.test(line)) cited.push(`${rel}:${i + 1}`);
+            if (/SPEC \u00a7|\bissue \d/.test(line)) cited.push(`${rel}:${i + 1}`);
           });
         }
       }
