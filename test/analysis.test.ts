@@ -208,19 +208,46 @@ describe('reuse, clusters and attribution', () => {
     expect(penalised?.n).toBe(BigInt(sameBlock.length));
   });
 
-  it('clusters co-spent addresses transitively under the smallest address', async () => {
+  it('clusters co-spent addresses transitively under their first address', async () => {
     const d = await fresh();
     await scenario(d);
     const result = await analyze(d);
-    expect(await d.all('SELECT address, cluster_id, cluster_size FROM a_clusters ORDER BY address')).toEqual([
-      { address: 'C1', cluster_id: 'C1', cluster_size: 1n },
-      { address: 'S1', cluster_id: 'S1', cluster_size: 2n },
-      { address: 'S2', cluster_id: 'S1', cluster_size: 2n },
-      { address: 'X1', cluster_id: 'X1', cluster_size: 3n },
-      { address: 'X2', cluster_id: 'X1', cluster_size: 3n },
-      { address: 'X3', cluster_id: 'X1', cluster_size: 3n },
+    expect(await d.all('SELECT address, cluster_id, cluster_size, first_height FROM a_clusters ORDER BY address')).toEqual([
+      { address: 'C1', cluster_id: 'C1', cluster_size: 1n, first_height: 120 },
+      { address: 'S1', cluster_id: 'S1', cluster_size: 2n, first_height: 110 },
+      { address: 'S2', cluster_id: 'S1', cluster_size: 2n, first_height: 110 },
+      { address: 'X1', cluster_id: 'X1', cluster_size: 3n, first_height: 111 },
+      { address: 'X2', cluster_id: 'X1', cluster_size: 3n, first_height: 111 },
+      { address: 'X3', cluster_id: 'X1', cluster_size: 3n, first_height: 111 },
     ]);
     expect(result.clusterIterations).toBeGreaterThan(0);
+  });
+
+  it('keeps a cluster\'s id as it grows, and the older id when two clusters merge', async () => {
+    const d = await fresh();
+    const grown = [
+      { txid: txid('m-first'), height: 110, amount: 100_000_000, inputs: ['M5', 'M6'] },
+      // An address that sorts first joins later: the id stays the first address's.
+      { txid: txid('m-grow'), height: 130, amount: 110_000_000, inputs: ['M6', 'M1'] },
+      { txid: txid('n-first'), height: 120, amount: 120_000_000, inputs: ['M2', 'M3'] },
+    ];
+    await insertChain(d, 400, grown, []);
+    await analyze(d);
+    expect(await d.all('SELECT address, cluster_id, first_height FROM a_clusters ORDER BY address')).toEqual([
+      { address: 'M1', cluster_id: 'M5', first_height: 110 },
+      { address: 'M2', cluster_id: 'M2', first_height: 120 },
+      { address: 'M3', cluster_id: 'M2', first_height: 120 },
+      { address: 'M5', cluster_id: 'M5', first_height: 110 },
+      { address: 'M6', cluster_id: 'M5', first_height: 110 },
+    ]);
+    // A later peg-in merges the younger cluster into the older: it takes the older's id and first height.
+    await d.exec(`INSERT INTO pegins VALUES ($1, 0, 140, 1700021000, 130000000, 'kmerge', 2, 'M3')`, [txid('merge')]);
+    await d.exec(`INSERT INTO pegin_inputs VALUES ($1, 0, 140, $2, 0, 'M3', 65000000), ($1, 1, 140, $3, 0, 'M1', 65000000)`, [txid('merge'), txid('pm0'), txid('pm1')]);
+    // Below the analysed tip, so not a continuation.
+    await analyze(d, { full: true });
+    expect(await d.all('SELECT DISTINCT cluster_id, cluster_size, first_height FROM a_clusters')).toEqual([
+      { cluster_id: 'M5', cluster_size: 5n, first_height: 110 },
+    ]);
   });
 
   it('propagates an exchange label across its cluster but never a sanctioned one', async () => {

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { sqlString, type Db, type DbConnection } from '../store/db.js';
 import { FORMULA_START } from '../api/csv.js';
 import type { FileEntry, ReleaseWriter } from './writer.js';
@@ -15,16 +16,20 @@ export interface Dump {
   name: string;
   /**
    * The column with the block height a row belongs to: what a height
-   * partition splits on. null for tables of addresses and entities, which
-   * no block bounds (a new label or peg-in can change any of their rows).
+   * partition splits on (for clusters, the height the cluster first funded
+   * a peg-in). null for tables of labelled addresses and entities, which no
+   * block bounds (a new label can change any of their rows).
    */
   height: string | null;
   /**
    * What can change a partition below the tip: nothing but a reorg (chain
-   * data, null), or a dirty peg of this side in it (dirty.sql: a changed
-   * attribution, a later peg to a reused address).
+   * data, null); a dirty peg of this side in it (dirty.sql: a changed
+   * attribution, a later peg to a reused address); or, for `rows`, any later
+   * block (a peg-in can grow or merge an old cluster): such a partition is
+   * never final, and is carried over when its rows are those of the
+   * previous release's file.
    */
-  dirtyBy: 'pegin' | 'pegout' | null;
+  dirtyBy: 'pegin' | 'pegout' | 'rows' | null;
   /** LIST columns: Parquet keeps the list, the CSV joins its items with LIST_SEPARATOR. */
   lists: readonly string[];
 }
@@ -38,7 +43,7 @@ export const DUMPS: readonly Dump[] = [
   { name: 'reuse', height: 'pegout_height', dirtyBy: 'pegout', lists: [] },
   { name: 'pegin_scores', height: 'height', dirtyBy: 'pegin', lists: ['reasons'] },
   { name: 'pegout_scores', height: 'height', dirtyBy: 'pegout', lists: ['reasons'] },
-  { name: 'clusters', height: null, dirtyBy: null, lists: [] },
+  { name: 'clusters', height: 'first_height', dirtyBy: 'rows', lists: [] },
   { name: 'attribution', height: null, dirtyBy: null, lists: [] },
   { name: 'labels', height: null, dirtyBy: null, lists: [] },
   { name: 'entity_flows', height: null, dirtyBy: null, lists: [] },
@@ -114,6 +119,17 @@ async function textColumnsOf(conn: DbConnection, parquet: string): Promise<strin
   return columns.filter((c) => c.column_type === 'VARCHAR').map((c) => c.column_name);
 }
 
+/** The rows of a partition in x_dump (in the dump's order: ORDER BY rowid). */
+const partitionRows = (dump: Dump, p: Partition): string => `SELECT * FROM x_dump WHERE ${dump.height} BETWEEN ${p.from} AND ${p.to}`;
+
+/** Whether a partition's rows in x_dump are exactly those of a previous release's file of it (the dump's order is total, so the file would be the same). */
+async function sameRows(conn: DbConnection, dump: Dump, p: Partition, previousParquet: string): Promise<boolean> {
+  const previous = `SELECT * FROM read_parquet(${sqlString(previousParquet)})`;
+  const rows = partitionRows(dump, p);
+  const differing = await conn.one<{ n: bigint }>(`SELECT count(*) AS n FROM ((${rows} EXCEPT ALL ${previous}) UNION ALL (${previous} EXCEPT ALL ${rows}))`);
+  return differing?.n === 0n;
+}
+
 /** The partitions ($1 blocks each) holding a dirty peg of each side (dirty.sql), as `<side>:<start>`. */
 export const DIRTY_PARTITIONS = `SELECT 'pegin:' || (height // $1 * $1) AS part FROM analysed_pegins SEMI JOIN x_dirty_pegins USING (txid, vout)
   UNION SELECT 'pegout:' || (height // $1 * $1) FROM analysed_pegouts SEMI JOIN x_dirty_pegouts USING (txid, vout)`;
@@ -134,6 +150,8 @@ export interface DumpOptions {
   previousFinalUpTo: number;
   /** The previous release's dump files (path → entry) an unchanged partition is hard-linked from. */
   previous: Map<string, FileEntry>;
+  /** The previous release's directory when its dumps are of this format (its state is): where `rows` partitions are compared; else null. */
+  previousDir: string | null;
   /** `<side>:<partition start>` of the partitions holding a dirty peg (DIRTY_PARTITIONS). */
   dirty: Set<string>;
   partitionBlocks?: number;
@@ -171,25 +189,39 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
         await copy(exportSql(`dump-${dump.name}`), `dumps/${dump.name}.parquet`, TABLE_METADATA, dump);
         continue;
       }
-      const carried = (p: Partition): FileEntry[] | null => {
-        const sameFinality = p.final === p.to <= opts.previousFinalUpTo;
-        const sameRows = dump.dirtyBy === null
-          ? p.to <= opts.chainCarryUpTo
-          : p.to <= opts.carryUpTo && !opts.dirty.has(`${dump.dirtyBy}:${p.from}`);
-        if (!sameFinality || !sameRows) return null;
+      const ofDump = dump.dirtyBy === 'rows' ? partitions.map((p) => ({ ...p, final: false })) : partitions;
+      const previousFiles = (p: Partition): FileEntry[] | null => {
         const files = (['parquet', 'csv.gz'] as const).map((ext) => opts.previous.get(partitionPath(dump.name, p, ext)));
         return files.every((f) => f !== undefined) ? files as FileEntry[] : null;
       };
-      const toWrite = partitions.filter((p) => {
-        const files = carried(p);
-        files?.forEach((file) => writer.carryFile(file));
-        return files === null;
-      });
+      const carried = async (p: Partition): Promise<FileEntry[] | null> => {
+        const files = previousFiles(p);
+        if (files === null) return null;
+        if (dump.dirtyBy === 'rows') {
+          const same = opts.previousDir !== null && !namesAnalysis(p, bounds.top) && await sameRows(conn, dump, p, join(opts.previousDir, files[0]!.path));
+          return same ? files : null;
+        }
+        const sameFinality = p.final === p.to <= opts.previousFinalUpTo;
+        const noChangedRows = dump.dirtyBy === null
+          ? p.to <= opts.chainCarryUpTo
+          : p.to <= opts.carryUpTo && !opts.dirty.has(`${dump.dirtyBy}:${p.from}`);
+        return sameFinality && noChangedRows ? files : null;
+      };
+      // Every row when partitions are compared by their rows; else only the rows of the partitions to write (the filter reaches into the query; its order stays).
+      const rowsFrom = async (from: number): Promise<void> => {
+        await conn.exec(`CREATE OR REPLACE TEMP TABLE x_dump AS SELECT * FROM (${exportSql(`dump-${dump.name}`)}) WHERE ${dump.height} >= ${from}`);
+      };
+      if (dump.dirtyBy === 'rows') await rowsFrom(ofDump[0]!.from);
+      const toWrite: Partition[] = [];
+      for (const p of ofDump) {
+        const files = await carried(p);
+        if (files) files.forEach((file) => writer.carryFile(file));
+        else toWrite.push(p);
+      }
       if (toWrite.length === 0) continue;
-      // Only the rows of the partitions to write (the filter reaches into the query; its order stays).
-      await conn.exec(`CREATE OR REPLACE TEMP TABLE x_dump AS SELECT * FROM (${exportSql(`dump-${dump.name}`)}) WHERE ${dump.height} >= ${toWrite[0]!.from}`);
+      if (dump.dirtyBy !== 'rows') await rowsFrom(toWrite[0]!.from);
       for (const p of toWrite) {
-        await copy(`SELECT * FROM x_dump WHERE ${dump.height} BETWEEN ${p.from} AND ${p.to} ORDER BY rowid`,
+        await copy(`${partitionRows(dump, p)} ORDER BY rowid`,
           partitionPath(dump.name, p, 'parquet'), partitionMetadata(p, namesAnalysis(p, bounds.top)), dump);
       }
     }

@@ -256,6 +256,7 @@ async function writeTree(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, op
     previousFinalUpTo: finalHeightOf(opts.previous?.state ?? null),
     partitionBlocks: opts.dumpPartitionBlocks,
     previous: new Map((await db.all<FileEntry>(PREVIOUS_DUMPS)).map((f) => [f.path, { path: f.path, size: Number(f.size), sha256: f.sha256 }])),
+    previousDir: opts.previous?.state ? opts.previous.dir : null,
     dirty: new Set((await db.all<{ part: string }>(DIRTY_PARTITIONS, [opts.dumpPartitionBlocks ?? PARTITION_BLOCKS])).map((r) => r.part)),
   };
   // Both run to the end even when one fails, so nothing writes into the release after it is removed.
