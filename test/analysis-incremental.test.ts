@@ -103,6 +103,40 @@ describe('an analysis after a reorg', () => {
   }, 300_000);
 });
 
+describe('wallet clusters of an analysis continuing the published one', () => {
+  it('are the full analysis\'s: new peg-ins grow and merge old clusters under the ids a full run gives (random co-spends)', async () => {
+    const TIP = 20;
+    // Few addresses, several inputs each: new peg-ins often join and merge clusters of older blocks.
+    const pegin = fc.tuple(fc.noBias(fc.integer({ min: 1, max: TIP })), fc.uniqueArray(fc.constantFrom('A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'), { minLength: 1, maxLength: 3 }));
+    let run = 0;
+    await fc.assert(fc.asyncProperty(
+      fc.array(pegin, { minLength: 4, maxLength: 16 }), fc.noBias(fc.integer({ min: 1, max: TIP - 1 })), fc.integer({ min: 1, max: 6 }),
+      async (pegins, first, more) => {
+        const db = await Db.open(join(work, `clusters-${run++}.duckdb`));
+        try {
+          await insertChain(db, TIP, pegins.map(([height, inputs], i) => ({ txid: txid(`c-${i}`), height, amount: 100_000_000 + i * 7_919, inputs })), []);
+          const cursor = (height: number) => db.exec("INSERT OR REPLACE INTO meta VALUES ('cursor_height', $1)", [String(height)]);
+          const clusters = () => db.all('SELECT * FROM a_clusters ORDER BY ALL');
+          await cursor(first);
+          await analyze(db, { now: 1 });
+          await cursor(Math.min(TIP, first + more));
+          expect((await analyze(db, { now: 2 })).continuedFrom).toBe(first + 1);
+          const continued = await clusters();
+          await analyze(db, { now: 2, full: true });
+          expect(continued).toEqual(await clusters());
+        } finally {
+          db.close();
+        }
+      }), {
+      numRuns: 15,
+      examples: [
+        // H's cluster (first at 3) joins A's (first at 2) at 6: A's id, first height 2; then a new address joins them.
+        [[[2, ['B', 'A']], [3, ['H', 'G']], [6, ['G', 'B']], [7, ['C', 'H']]], 4, 4],
+      ],
+    });
+  }, 300_000);
+});
+
 describe('the heights an analysis recomputes', () => {
   it('are exactly enough: continuing at any height gives the full analysis (brute force, random chains, H = 7)', async () => {
     const H = 7;

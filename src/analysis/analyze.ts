@@ -85,12 +85,14 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
   const updatedAt = opts.now ?? Math.floor(Date.now() / 1000);
   const model = modelSqlValues(params);
   const stepSql = new Map(STEPS.map((step) => [step, readSql(import.meta.url, `${step}.sql`)]));
-  const modelDigest = digestOf(model, [...stepSql.values()]);
+  const clusterSql = clusterScripts();
+  const modelDigest = digestOf(model, [...stepSql.values(), ...Object.values(clusterSql)]);
   const catalog = await publishedCatalog(db);
   const continuedFrom = opts.full ? null : await continuableFrom(db, modelDigest, height);
   const recompute = recomputedFrom(continuedFrom ?? 0, params.horizon_blocks);
   const values: Record<string, number> = {
     ...model, as_of_height: height, now: updatedAt, model_digest: modelDigest, relink_from: recompute.links, recount_from: recompute.sets,
+    cluster_from: continuedFrom ?? 0,
   };
   const steps: { step: string; ms: number }[] = [];
   let clusterIterations = 0;
@@ -102,13 +104,14 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
       await loadLabelCategories(db);
       for (const step of STEPS) {
         const started = performance.now();
-        await db.exec(bindSql(stepSql.get(step)!, values));
+        if (step === '06_a_clusters' && continuedFrom !== null) await db.exec(PUBLISHED_CLUSTERS(catalog));
+        await db.exec(bindSql(step === '06_a_clusters' && continuedFrom !== null ? clusterSql.continue : stepSql.get(step)!, values));
         if (step === '01_w_horizon') {
           await fillHorizonCounts(db, params.tol, params.horizon_blocks, { sets: recompute.sets, windows: recompute.windows });
           if (continuedFrom !== null) await carrySets(db, catalog, recompute.sets);
         }
         if (step === '04_a_links' && continuedFrom !== null) await db.exec(CARRY_LINKS(catalog, recompute.links));
-        if (step === '06_a_clusters') clusterIterations = await runClusters(db, values);
+        if (step === '06_a_clusters') clusterIterations = await runClusters(db, values, clusterSql, continuedFrom !== null);
         const ms = Math.round(performance.now() - started);
         steps.push({ step, ms });
         log(`analyze: ${step} ${ms} ms`);
@@ -221,16 +224,35 @@ async function publish(db: Db, catalog: string, linksFrom: number | null, onStep
   });
 }
 
-/** Label propagation until no address changes its cluster label; returns the iterations used. */
-async function runClusters(db: Db, values: Record<string, number>): Promise<number> {
-  const step = bindSql(readSql(import.meta.url, '06_a_clusters_step.sql'), values);
+/**
+ * The clustering scripts besides the step's own (06_a_clusters.sql): the
+ * propagation round, the full run's final table, and a continuing run's
+ * first step and merge into the published clusters.
+ */
+const clusterScripts = (): Record<'step' | 'final' | 'continue' | 'merge', string> => ({
+  step: readSql(import.meta.url, '06_a_clusters_step.sql'),
+  final: readSql(import.meta.url, '06_a_clusters_final.sql'),
+  continue: readSql(import.meta.url, '06_a_clusters_continue.sql'),
+  merge: readSql(import.meta.url, '06_a_clusters_merge.sql'),
+});
+
+/** The published clusters a continuing run starts from (06_a_clusters_continue.sql). */
+const PUBLISHED_CLUSTERS = (catalog: string): string => `CREATE OR REPLACE TEMP VIEW w_published_clusters AS SELECT * FROM ${catalog}.main.a_clusters`;
+
+/**
+ * Label propagation until no node changes its cluster label, then a_clusters
+ * (a continuing run merges into the published clusters); returns the
+ * iterations used.
+ */
+async function runClusters(db: Db, values: Record<string, number>, sql: ReturnType<typeof clusterScripts>, continuing: boolean): Promise<number> {
+  const step = bindSql(sql.step, values);
   for (let iteration = 1; iteration <= MAX_CLUSTER_ITERATIONS; iteration++) {
     await db.exec(step);
     const changed = await db.one<{ n: bigint }>(
       'SELECT count(*) AS n FROM w_cluster_next n JOIN w_cluster_labels l USING (aid) WHERE n.label <> l.label');
     await db.exec('CREATE OR REPLACE TEMP TABLE w_cluster_labels AS SELECT * FROM w_cluster_next');
     if (Number(changed?.n ?? 0) === 0) {
-      await db.exec(bindSql(readSql(import.meta.url, '06_a_clusters_final.sql'), values));
+      await db.exec(bindSql(continuing ? sql.merge : sql.final, values));
       return iteration;
     }
   }
