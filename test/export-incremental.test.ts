@@ -139,6 +139,12 @@ describe.each<Layout>(['ranges', 'files'])('incremental export (%s layout)', (la
     expect(open in files(labelled.incremental.dir)).toBe(true);
     expect(Object.keys(changesOf(labelled.incremental.dir).changed)).not.toContain(open);
     expect(statSync(join(labelled.incremental.dir, open)).nlink).toBeGreaterThan(1);
+    // So does the partition at the tip when no block added to it: it names the analysis that last changed its rows.
+    const tip = 'dumps/pegins/pegins-00002500-00002999.parquet';
+    expect(Object.keys(changesOf(labelled.incremental.dir).changed)).not.toContain(tip);
+    expect(statSync(join(labelled.incremental.dir, tip)).nlink).toBeGreaterThan(1);
+    expect(await db.all(`SELECT decode(value) AS value FROM parquet_kv_metadata(${sqlString(join(labelled.full.dir, tip))})
+      WHERE decode(key) IN ('pegscope.as_of_height', 'pegscope.updated_at') ORDER BY decode(key)`)).toEqual([{ value: '2501' }, { value: String(now + 15_150) }]);
     // So does a partition of analysed rows below the tip when none of its pegs changed, final or not.
     const analysed = ['links', 'reuse', 'pegin_scores', 'pegout_scores'].map((name) => `dumps/${name}/${name}-00002000-00002499.parquet`);
     const carried = analysed.filter((path) => statSync(join(labelled.incremental.dir, path)).nlink > 1);

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { sqlString, type Db, type DbConnection } from '../store/db.js';
 import { FORMULA_START } from '../api/csv.js';
@@ -88,17 +89,32 @@ const TABLE_METADATA = kvMetadata([
   ['as_of_height', "getvariable('dump_to_height')"], ['updated_at', "getvariable('dump_updated_at')"],
 ]);
 /**
- * Whether a partition names the analysis in its metadata: only while it is
- * still filling (its last block above the analysed height). A partition
- * below the tip keeps its bytes from release to release while its rows do,
- * so the export carries it over instead of writing it again.
+ * Whether a partition names an analysis in its metadata: only while it is
+ * still filling (its last block above the analysed height), and then the
+ * analysis that last changed its rows. A partition below the tip keeps its
+ * bytes from release to release while its rows do, so the export carries
+ * it over instead of writing it again; so does the one at the tip while no
+ * new block adds to it.
  */
 const namesAnalysis = (p: Partition, analysedHeight: number): boolean => p.to > analysedHeight;
 
-/** A partition: its own heights, and the analysis when namesAnalysis. */
-const partitionMetadata = (p: Partition, withAnalysis: boolean): string => kvMetadata([
+/** The analysis a partition at the tip names: SQL expressions of its height and time. */
+interface DumpStamp { as_of_height: string; updated_at: string }
+const THIS_ANALYSIS: DumpStamp = { as_of_height: "getvariable('dump_to_height')", updated_at: "getvariable('dump_updated_at')" };
+
+/** The analysis a previous release's partition names in its metadata; null when it names none. */
+async function stampOf(conn: DbConnection, parquet: string): Promise<DumpStamp | null> {
+  const rows = await conn.all<{ key: string; value: string }>(
+    `SELECT decode(key) AS key, decode(value) AS value FROM parquet_kv_metadata(${sqlString(parquet)}) WHERE decode(key) IN ('pegscope.as_of_height', 'pegscope.updated_at')`);
+  const value = (key: string): string | undefined => rows.find((r) => r.key === `pegscope.${key}`)?.value;
+  const [height, time] = [value('as_of_height'), value('updated_at')];
+  return height === undefined || time === undefined ? null : { as_of_height: sqlString(height), updated_at: sqlString(time) };
+}
+
+/** A partition: its own heights, and the analysis (namesAnalysis) when there is one. */
+const partitionMetadata = (p: Partition, stamp: DumpStamp | null): string => kvMetadata([
   ['network', "getvariable('dump_network')"], ['from_height', `'${p.from}'`], ['to_height', `'${p.to}'`], ['final', `'${p.final}'`],
-  ...(withAnalysis ? [['as_of_height', "getvariable('dump_to_height')"], ['updated_at', "getvariable('dump_updated_at')"]] as [string, string][] : []),
+  ...(stamp ? [['as_of_height', stamp.as_of_height], ['updated_at', stamp.updated_at]] as [string, string][] : []),
 ]);
 
 /** A text cell a spreadsheet would read as a formula gets a leading `'`, as in the API's CSVs; Parquet keeps the raw text. */
@@ -194,35 +210,48 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
         const files = (['parquet', 'csv.gz'] as const).map((ext) => opts.previous.get(partitionPath(dump.name, p, ext)));
         return files.every((f) => f !== undefined) ? files as FileEntry[] : null;
       };
-      const carried = async (p: Partition): Promise<FileEntry[] | null> => {
-        const files = previousFiles(p);
-        if (files === null) return null;
-        if (dump.dirtyBy === 'rows') {
-          const same = opts.previousDir !== null && !namesAnalysis(p, bounds.top) && await sameRows(conn, dump, p, join(opts.previousDir, files[0]!.path));
-          return same ? files : null;
-        }
+      /** A partition below the tip whose rows cannot have changed: the previous release's files. */
+      const unchangedBelowTip = (p: Partition): FileEntry[] | null => {
         const sameFinality = p.final === p.to <= opts.previousFinalUpTo;
         const noChangedRows = dump.dirtyBy === null
           ? p.to <= opts.chainCarryUpTo
           : p.to <= opts.carryUpTo && !opts.dirty.has(`${dump.dirtyBy}:${p.from}`);
-        return sameFinality && noChangedRows ? files : null;
+        return sameFinality && noChangedRows ? previousFiles(p) : null;
       };
-      // Every row when partitions are compared by their rows; else only the rows of the partitions to write (the filter reaches into the query; its order stays).
-      const rowsFrom = async (from: number): Promise<void> => {
-        await conn.exec(`CREATE OR REPLACE TEMP TABLE x_dump AS SELECT * FROM (${exportSql(`dump-${dump.name}`)}) WHERE ${dump.height} >= ${from}`);
-      };
-      if (dump.dirtyBy === 'rows') await rowsFrom(ofDump[0]!.from);
+      // The partition at the tip, and every partition of a `rows` dump, are compared by their rows with the previous release's file.
+      const comparedByRows = (p: Partition): boolean => dump.dirtyBy === 'rows' || namesAnalysis(p, bounds.top);
       const toWrite: Partition[] = [];
+      const toCompare: Partition[] = [];
       for (const p of ofDump) {
-        const files = await carried(p);
+        const files = comparedByRows(p) ? null : unchangedBelowTip(p);
         if (files) files.forEach((file) => writer.carryFile(file));
-        else toWrite.push(p);
+        else (comparedByRows(p) ? toCompare : toWrite).push(p);
       }
-      if (toWrite.length === 0) continue;
-      if (dump.dirtyBy !== 'rows') await rowsFrom(toWrite[0]!.from);
+      if (toWrite.length + toCompare.length === 0) continue;
+      // Only the rows of the partitions to compare or write (the filter reaches into the query; its order stays).
+      const from = Math.min(...[...toCompare, ...toWrite].map((p) => p.from));
+      await conn.exec(`CREATE OR REPLACE TEMP TABLE x_dump AS SELECT * FROM (${exportSql(`dump-${dump.name}`)}) WHERE ${dump.height} >= ${from}`);
+      /** The analysis a tip partition names: this one, or the one that last changed its rows. */
+      const stamps = new Map<Partition, DumpStamp>();
+      for (const p of toCompare) {
+        const previous = opts.previousDir === null ? null : join(opts.previousDir, partitionPath(dump.name, p, 'parquet'));
+        const sameRowsAsPrevious = previous !== null && existsSync(previous) && await sameRows(conn, dump, p, previous);
+        // At the tip, the previous file must name the analysis that last changed its rows (it does unless the chain got shorter).
+        const stamp = sameRowsAsPrevious && namesAnalysis(p, bounds.top) ? await stampOf(conn, previous!) : null;
+        const unchanged = sameRowsAsPrevious && (stamp !== null || !namesAnalysis(p, bounds.top));
+        const files = unchanged ? previousFiles(p) : null;
+        if (files) {
+          files.forEach((file) => writer.carryFile(file));
+          continue;
+        }
+        // A full export writes what an incremental one carries over: the same rows under the same stamp.
+        if (unchanged && stamp) stamps.set(p, stamp);
+        toWrite.push(p);
+      }
+      toWrite.sort((a, b) => a.from - b.from);
       for (const p of toWrite) {
-        await copy(`${partitionRows(dump, p)} ORDER BY rowid`,
-          partitionPath(dump.name, p, 'parquet'), partitionMetadata(p, namesAnalysis(p, bounds.top)), dump);
+        const stamp = namesAnalysis(p, bounds.top) ? stamps.get(p) ?? THIS_ANALYSIS : null;
+        await copy(`${partitionRows(dump, p)} ORDER BY rowid`, partitionPath(dump.name, p, 'parquet'), partitionMetadata(p, stamp), dump);
       }
     }
     await conn.exec('DROP TABLE IF EXISTS x_dump');
