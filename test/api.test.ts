@@ -7,7 +7,7 @@ import { document, wrapJson, type AnalysisStamp } from '../src/api/envelope.js';
 import { wrapJsonSql } from '../src/export/wrap-json-sql.js';
 import { NETWORKS, type NetworkName } from '../src/domain/network.js';
 import { Db } from '../src/store/db.js';
-import { sliceLinks, linksDocument, type LinkRecord } from '../src/api/links.js';
+import { sliceLinks, type LinkRecord } from '../src/api/links.js';
 import { truncateFollow, type Follow } from '../src/api/follow.js';
 import { sliceAmounts, amountsDocument } from '../src/api/top-amounts.js';
 import { traceCsvRows, type Trace } from '../src/api/trace.js';
@@ -144,7 +144,7 @@ describe('slicing precomputed lists', () => {
       fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 1, max: 500 }),
       (pairs, min, limit) => {
         const top = pairs.map(([c, g]) => link(c, g)).sort((a, b) => b.confidence - a.confidence || a.block_gap - b.block_gap);
-        const doc = sliceLinks(linksDocument(stamp, top), min, limit);
+        const doc = sliceLinks(stamp, { links: top }, min, limit);
         const want = top.filter((l) => l.confidence >= min).slice(0, limit);
         expect(doc.links).toEqual(want);
         expect(doc.count).toBe(want.length);
@@ -161,8 +161,8 @@ describe('slicing precomputed lists', () => {
   });
 
   it('amount lists slice to the limit and count what they hold', () => {
-    const doc = amountsDocument(stamp, 'pegout', [{ amount: 1, count: 9 }, { amount: 0.5, count: 3 }]);
-    expect(sliceAmounts(doc, 'pegout', 1)).toMatchObject({ count: 1, pegout_amounts: [{ amount: 1, count: 9 }] });
+    const top = { pegout_amounts: [{ amount: 1, count: 9 }, { amount: 0.5, count: 3 }] };
+    expect(sliceAmounts(stamp, top, 'pegout', 1)).toEqual(amountsDocument(stamp, 'pegout', [{ amount: 1, count: 9 }]));
   });
 });
 

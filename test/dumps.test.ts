@@ -15,7 +15,7 @@ import { coinNumber, fromBigint } from '../src/domain/amount.js';
 import { networkParams } from '../src/domain/network.js';
 import { exportRelease } from '../src/export/export.js';
 import { DUMPS, dumpGlob, LIST_SEPARATOR, PARTITION_BLOCKS, type Dump } from '../src/export/dumps.js';
-import type { LinksDocument } from '../src/api/links.js';
+import type { LinksTop } from '../src/api/links.js';
 import { guardCell } from '../src/api/csv.js';
 import { Db, sqlString } from '../src/store/db.js';
 import { scanChain } from '../src/store/scan.js';
@@ -147,7 +147,7 @@ describe('the dumps of a release', () => {
   });
 
   it('give each link the attribution, risk score and figures /api/links gives it', async () => {
-    const top = readJson('data/links.json') as LinksDocument;
+    const top = readJson('data/links.json') as LinksTop;
     const rows = await db.all<Record<string, any>>(`SELECT * FROM ${parquet('links')}`);
     const byKey = new Map(rows.map((r) => [`${r.pegout_txid}:${r.pegout_vout}:${r.pegin_txid}:${r.pegin_vout}`, r]));
     expect(top.links.length).toBe(Math.min(rows.length, 500));

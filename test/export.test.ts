@@ -15,7 +15,8 @@ import { isValidAddress } from '../src/domain/address.js';
 import { NETWORKS } from '../src/domain/network.js';
 import { ENDPOINTS } from '../src/api/params.js';
 import { truncateFollow, type Follow } from '../src/api/follow.js';
-import { sliceLinks, type LinksDocument } from '../src/api/links.js';
+import { sliceLinks, TOP_LINKS, type LinksDocument, type LinksTop } from '../src/api/links.js';
+import { sliceAmounts, TOP_AMOUNTS } from '../src/api/top-amounts.js';
 import { WORK_TABLES, WORK_VIEWS } from '../src/export/sql.js';
 import { NO_HOST_BUDGET } from '../src/export/ranges.js';
 import { keyHash, parseRange } from '@pegscope/client';
@@ -72,20 +73,26 @@ describe('a full export of an analysed chain', () => {
     const kinds: [RegExp, string][] = [
       [/^(?:files:)?api\/(health|stats|recommendations|links|pegin_amounts|pegout_amounts|index|amounts|ranges)\.json$/, '$1'],
       [/^api\/range\/(?:trace|address|follow|block)\/[0-9a-f]+\.json$/, 'range'],
-      [/^data\/(links|pegin_amounts|pegout_amounts)\.json$/, '$1'],
       [/^files:api\/(trace|address|follow|block)\/[^/]+\.json$/, '$1'],
       [/^files:data\/(follow)\/[^/]+\.json$/, '$1'],
       [/^(?:files:)?(manifest)\.json$/, '$1'],
     ];
     const checked = new Map<string, number>();
-    for (const [rel, path] of tree) {
-      const kind = kinds.find(([re]) => re.test(rel));
-      if (!kind) continue;
-      const schemaName = `${rel.replace(kind[0], kind[1])}.json`;
+    const check = (rel: string, schemaName: string, body: unknown): void => {
       const validate = ajv.getSchema(`${SCHEMA_BASE}${schemaName}`);
       expect(validate, schemaName).toBeDefined();
-      if (!validate!(readJson(path))) throw new Error(`${rel} does not match ${schemaName}: ${ajv.errorsText(validate!.errors)}`);
+      if (!validate!(body)) throw new Error(`${rel} does not match ${schemaName}: ${ajv.errorsText(validate!.errors)}`);
       checked.set(schemaName, (checked.get(schemaName) ?? 0) + 1);
+    };
+    for (const [rel, path] of tree) {
+      const kind = kinds.find(([re]) => re.test(rel));
+      if (kind) check(rel, `${rel.replace(kind[0], kind[1])}.json`, readJson(path));
+    }
+    // The router's top lists, as it answers from them (with its release's envelope) at the largest limit.
+    const stamp = readJson(join(first.dir, 'api/links.json')) as LinksDocument;
+    check('data/links.json', 'links.json', sliceLinks(stamp, readJson(join(first.dir, 'data/links.json')), 0, TOP_LINKS));
+    for (const side of ['pegin', 'pegout'] as const) {
+      check(`data/${side}_amounts.json`, `${side}_amounts.json`, sliceAmounts(stamp, readJson(join(first.dir, `data/${side}_amounts.json`)), side, TOP_AMOUNTS));
     }
     for (const name of ['health', 'stats', 'recommendations', 'links', 'pegin_amounts', 'pegout_amounts', 'index', 'amounts', 'trace', 'address', 'follow', 'block', 'manifest', 'ranges', 'range']) {
       expect(checked.get(`${name}.json`) ?? 0, name).toBeGreaterThan(0);
@@ -190,9 +197,13 @@ describe('a full export of an analysed chain', () => {
 
   it('writes default documents equal to slicing the top lists with the default parameters', () => {
     const root = join(work, 'a', 'current');
-    const top = readJson(join(root, 'data', 'links.json')) as LinksDocument;
+    // The top lists hold no envelope: they change only when the top rows do. The documents carry the analysis's.
+    const top = readJson(join(root, 'data', 'links.json')) as LinksTop;
+    expect(Object.keys(top)).toEqual(['links']);
     expect(top.links.length).toBeGreaterThan(0);
-    expect(readJson(join(root, 'api', 'links.json'))).toEqual(sliceLinks(top, 0.5, 100));
+    const links = readJson(join(root, 'api', 'links.json')) as LinksDocument;
+    expect(links).toEqual(sliceLinks(links, top, 0.5, 100));
+    expect(links.as_of_height).toBe(readJson(join(root, 'manifest.json')).as_of_height);
     const csv = read(join(root, 'api', 'links.csv')).trimEnd().split('\n');
     expect(csv[0]).toBe(ENDPOINTS.links.csvColumns!.join(','));
     expect(csv.length - 1).toBe(readJson(join(root, 'api', 'links.json')).count);

@@ -19,18 +19,20 @@ export const schema = responseSchema('links', 'links', {
   links: { type: 'array', maxItems: TOP_LINKS, items: ref('link_record') },
 });
 
-/** The document of data/links.json: the top links at min_confidence 0, in API order. */
-export function linksDocument(stamp: AnalysisStamp, top: LinkRecord[]): LinksDocument {
-  return document(stamp, { min_confidence: 0, count: top.length, links: top });
-}
+/**
+ * data/links.json: the top links at min_confidence 0, in API order, without
+ * an envelope. The router answers with its release's envelope, so the file
+ * changes only when the top links do, not with every analysis.
+ */
+export interface LinksTop { links: LinkRecord[] }
 
 /**
  * The links answer for any parameters, from the top list: links are ordered by
  * confidence desc, so those at or above min_confidence are a prefix of it.
  */
-export function sliceLinks(top: LinksDocument, minConfidence: number, limit: number): LinksDocument {
+export function sliceLinks(stamp: AnalysisStamp, top: LinksTop, minConfidence: number, limit: number): LinksDocument {
   const links = top.links.filter((link) => link.confidence >= minConfidence).slice(0, limit);
-  return { ...top, min_confidence: minConfidence, count: links.length, links };
+  return document(stamp, { min_confidence: minConfidence, count: links.length, links });
 }
 
 export function linksCsv(doc: LinksDocument): string {

@@ -7,7 +7,9 @@ import { toCsv } from './csv.js';
 export type AmountSide = 'pegin' | 'pegout';
 export type AmountsKey = 'pegin_amounts' | 'pegout_amounts';
 export interface AmountCount { amount: number; count: number }
-export type AmountsDocument = Envelope & { count: number } & Partial<Record<AmountsKey, AmountCount[]>>;
+export type AmountsDocument = Envelope & { count: number } & AmountsTop;
+/** data/<side>_amounts.json: the top list without an envelope (the router adds its release's, as for data/links.json). */
+export type AmountsTop = Partial<Record<AmountsKey, AmountCount[]>>;
 
 /** How many rows data/<side>_amounts.json holds: the largest `limit`. */
 export const TOP_AMOUNTS = numericParam('pegin_amounts', 'limit').max;
@@ -27,16 +29,15 @@ export function amountsDocument(stamp: AnalysisStamp, side: AmountSide, rows: Am
   return document(stamp, { count: rows.length, [amountsKey(side)]: rows });
 }
 
-export function rowsOf(doc: AmountsDocument, side: AmountSide): AmountCount[] {
+export function rowsOf(doc: AmountsTop, side: AmountSide): AmountCount[] {
   const rows = doc[amountsKey(side)];
   if (!rows) throw new Error(`document has no ${amountsKey(side)} list`);
   return rows;
 }
 
 /** The answer for `limit`, from the top list (already ordered count desc, amount asc). */
-export function sliceAmounts(top: AmountsDocument, side: AmountSide, limit: number): AmountsDocument {
-  const rows = rowsOf(top, side).slice(0, limit);
-  return { ...top, count: rows.length, [amountsKey(side)]: rows };
+export function sliceAmounts(stamp: AnalysisStamp, top: AmountsTop, side: AmountSide, limit: number): AmountsDocument {
+  return amountsDocument(stamp, side, rowsOf(top, side).slice(0, limit));
 }
 
 export function amountsCsv(doc: AmountsDocument, side: AmountSide): string {

@@ -340,18 +340,18 @@ async function writeEndpointDocuments(db: Db, writer: ReleaseWriter, stamp: Anal
   await writer.put(OPENAPI_PATH, openApiText());
 
   const topLinks = await db.one<{ links: string | null }>(TOP_LINKS, [links.TOP_LINKS]);
-  const linksTop = links.linksDocument(stamp, JSON.parse(topLinks?.links ?? '[]'));
+  const linksTop: links.LinksTop = { links: JSON.parse(topLinks?.links ?? '[]') };
   writer.putPlain('data/links.json', json(linksTop));
-  const linksDefault = links.sliceLinks(linksTop, links.DEFAULT_MIN_CONFIDENCE, links.DEFAULT_LIMIT);
+  const linksDefault = links.sliceLinks(stamp, linksTop, links.DEFAULT_MIN_CONFIDENCE, links.DEFAULT_LIMIT);
   await writer.put('api/links.json', json(linksDefault));
   await writer.put('api/links.csv', links.linksCsv(linksDefault));
 
   for (const side of ['pegin', 'pegout'] as const) {
     const top = await db.one<{ rows: string | null }>(TOP_AMOUNTS, [side, amounts.TOP_AMOUNTS]);
-    const topDoc = amounts.amountsDocument(stamp, side, JSON.parse(top?.rows ?? '[]'));
     const name = amounts.amountsKey(side);
-    writer.putPlain(`data/${name}.json`, json(topDoc));
-    const byDefault = amounts.sliceAmounts(topDoc, side, amounts.DEFAULT_AMOUNTS_LIMIT);
+    const topRows: amounts.AmountsTop = { [name]: JSON.parse(top?.rows ?? '[]') };
+    writer.putPlain(`data/${name}.json`, json(topRows));
+    const byDefault = amounts.sliceAmounts(stamp, topRows, side, amounts.DEFAULT_AMOUNTS_LIMIT);
     await writer.put(`api/${name}.json`, json(byDefault));
     await writer.put(`api/${name}.csv`, amounts.amountsCsv(byDefault, side));
   }

@@ -6,8 +6,8 @@
 import { numericParam } from '../api/params.js';
 import type { Envelope } from '../api/envelope.js';
 import { healthAt } from '../api/health.js';
-import { linksCsv, sliceLinks, type LinksDocument } from '../api/links.js';
-import { amountsCsv, sliceAmounts, type AmountsDocument } from '../api/top-amounts.js';
+import { linksCsv, sliceLinks, type LinksTop } from '../api/links.js';
+import { amountsCsv, sliceAmounts, type AmountsTop } from '../api/top-amounts.js';
 import { followAt, type FollowDocument } from '../api/follow.js';
 import { notFoundTrace, traceCsv, type TraceDocument } from '../api/trace.js';
 import { privacyOf, type Side } from '@pegscope/client';
@@ -160,9 +160,9 @@ function links(site: Site, release: Release, minConfidence: number, limit: numbe
   if (minConfidence === numericParam('links', 'min_confidence').default && limit === numericParam('links', 'limit').default) {
     return requiredFile(site, release, `api/links.${format}`, format, 'pegscope-links.csv');
   }
-  const top = site.data<LinksDocument>(release, 'data/links.json');
-  if (!top) return missing('data/links.json');
-  const body = sliceLinks(top, minConfidence, limit);
+  const top = site.data<LinksTop>(release, 'data/links.json');
+  if (!Array.isArray(top?.links)) return missing('data/links.json');
+  const body = sliceLinks(release.envelope, top, minConfidence, limit);
   if (format === 'csv') return { kind: 'csv', text: linksCsv(body), filename: 'pegscope-links.csv' };
   return { kind: 'json', body, cache: 'analysis' };
 }
@@ -172,10 +172,10 @@ function amounts(site: Site, release: Release, endpoint: 'pegin_amounts' | 'pego
     return requiredFile(site, release, `api/${endpoint}.${format}`, format, `pegscope-${endpoint}.csv`);
   }
   const rel = `data/${endpoint}.json`;
-  const top = site.data<AmountsDocument>(release, rel);
+  const top = site.data<AmountsTop>(release, rel);
   const side = endpoint === 'pegin_amounts' ? 'pegin' : 'pegout';
-  if (!top?.[endpoint]) return missing(rel);
-  const body = sliceAmounts(top, side, limit);
+  if (!Array.isArray(top?.[endpoint])) return missing(rel);
+  const body = sliceAmounts(release.envelope, top, side, limit);
   if (format === 'csv') return { kind: 'csv', text: amountsCsv(body, side), filename: `pegscope-${endpoint}.csv` };
   return { kind: 'json', body, cache: 'analysis' };
 }

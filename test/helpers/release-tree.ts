@@ -117,13 +117,13 @@ export function writeRelease(tree: HandTree, id: string, asOfHeight: number, upd
   };
   json('api/links.json', linksBody(0.5, 100), true);
   put('api/links.csv', toCsv(ENDPOINTS.links.csvColumns!, linksBody(0.5, 100).links.map((l) => ENDPOINTS.links.csvColumns!.map((c) => l[c] as string))));
-  json('data/links.json', linksBody(0, 500));
+  json('data/links.json', { links: linksBody(0, 500).links });
 
   for (const side of ['pegin', 'pegout'] as const) {
     const rows = Array.from({ length: 500 }, (_, i) => ({ amount: coinNumber(1_000_000 * (i + 1)), count: 1000 - i }));
     json(`api/${side}_amounts.json`, { ...envelope, count: 100, [`${side}_amounts`]: rows.slice(0, 100) });
     put(`api/${side}_amounts.csv`, toCsv(['amount', 'count'], rows.slice(0, 100).map((r) => [r.amount, r.count])));
-    json(`data/${side}_amounts.json`, { ...envelope, count: 500, [`${side}_amounts`]: rows });
+    json(`data/${side}_amounts.json`, { [`${side}_amounts`]: rows });
   }
 
   const pegin = { txid: in1, vout: 0, block_height: 410, block_time: 1_700_000_000, amount: 1.2345, source_address: a1, input_count: 1, inputs: [{ address: a1, value: 1.2346, attribution: null }], links: [], score: { privacy_score: 20, anonymity_set: 2, max_link_confidence: 0.9, reasons: ['rare amount'] } };
