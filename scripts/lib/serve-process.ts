@@ -20,7 +20,7 @@ export interface SpawnServeOptions {
   /** Starting tsx in every process can take a while on a busy machine (default 120 s). */
   timeoutMs?: number;
   /**
-   * Append stderr (the request log) to this file instead of a pipe: a process
+   * Write stderr (the request log) to this file, from its start, instead of a pipe: a process
    * that blocks in a load generator cannot drain a pipe, and a full pipe stalls the router.
    */
   logFile?: string;
@@ -35,7 +35,7 @@ export function spawnServe(args: readonly string[], opts: SpawnServeOptions = {}
 
 /** Starts `command ARGS` and resolves with the URL once stderr matches `ready` (its first group); rejects with its stderr when it exits first. */
 export async function spawnReady(what: string, command: string, args: readonly string[], ready: RegExp, opts: SpawnServeOptions = {}): Promise<ServeProcess> {
-  const logFd = opts.logFile ? openSync(opts.logFile, 'a') : null;
+  const logFd = opts.logFile ? openSync(opts.logFile, 'w') : null;
   const child = spawn(command, args, { stdio: ['ignore', 'ignore', logFd ?? 'pipe'] });
   if (logFd !== null) closeSync(logFd);
   let stderr = '';
