@@ -66,6 +66,13 @@ module.exports = {
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'scripts-do-not-import-tests',
+      comment: 'scripts (benchmarks, generators) share code through scripts/lib or src; test/ may import them, never the other way round',
+      severity: 'error',
+      from: { path: '^scripts/' },
+      to: { path: '^test/' },
+    },
+    {
       name: 'no-circular',
       comment: 'no import cycles, not even through type-only imports: a cycle hides which module depends on which',
       severity: 'error',

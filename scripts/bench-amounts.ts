@@ -16,9 +16,10 @@
  */
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { buildAmountCounts, encodeAmountTable, parseAmountTable, type AmountCounts } from '@pegscope/client';
-import { SIM_PRESET_NAMES, type SimPresetName } from '../src/chain/sim/index.js';
+import type { SimPresetName } from '../src/chain/sim/index.js';
 import { fromBigint } from '../src/domain/amount.js';
 import type { Db } from '../src/store/db.js';
+import { benchFlags, simPresets } from './lib/bench.js';
 import { cachedSimDb } from './lib/sim-cache.js';
 
 const TARGET_GZIP = 100_000;
@@ -84,15 +85,12 @@ async function benchPreset(preset: SimPresetName, seed: number): Promise<boolean
 }
 
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  let presets: SimPresetName[] = ['mainnet', 'x10'];
-  let seed = 7;
-  for (let i = 0; i < argv.length; i += 2) {
-    if (argv[i] === '--presets') presets = argv[i + 1]!.split(',') as SimPresetName[];
-    else if (argv[i] === '--seed') seed = Number(argv[i + 1]);
-    else throw new Error(`bench:amounts: unexpected "${argv[i]}"; usage: --presets mainnet,x10 --seed N`);
-  }
-  for (const preset of presets) if (!SIM_PRESET_NAMES.includes(preset)) throw new Error(`unknown preset "${preset}"; allowed: ${SIM_PRESET_NAMES.join(', ')}`);
+  const flags = benchFlags('bench:amounts', 'Size of api/amounts.json (gzip, brotli) on simulated presets, next to the previous format.', {
+    presets: { type: 'string', default: 'mainnet,x10', help: 'comma-separated sim presets' },
+    seed: { type: 'integer', default: 7, help: 'sim seed' },
+  });
+  const presets = simPresets('bench:amounts', flags.presets);
+  const { seed } = flags;
   let ok = true;
   for (const preset of presets) ok = (await benchPreset(preset, seed)) && ok;
   console.log(`\ntarget: under ${kb(TARGET_GZIP)} gzipped at mainnet for a horizon of 30 to 90 days: ${ok ? 'met' : 'MISSED'}`);

@@ -14,8 +14,8 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { analyze } from '../src/analysis/analyze.js';
-import { SIM_PRESET_NAMES, type SimPresetName } from '../src/chain/sim/index.js';
 import { Db } from '../src/store/db.js';
+import { benchFlags, peakRssMb, secondsSince, simPresets } from './lib/bench.js';
 import { cachedSimDb } from './lib/sim-cache.js';
 
 interface Measurement { seconds: number; maxRssMb: number; links: number; clusterIterations: number; pegins: number; pegouts: number; steps: { step: string; ms: number }[] }
@@ -53,10 +53,10 @@ async function child(what: What, dbPath: string): Promise<void> {
     if (what === 'continue' && result.continuedFrom !== tip - NEW_BLOCKS + 1) throw new Error(`the analysis did not continue the one ${NEW_BLOCKS} blocks lower`);
     ({ links, steps, clusterIterations } = result);
   }
-  const seconds = (performance.now() - started) / 1000;
+  const seconds = secondsSince(started);
   db.close();
   rmSync(copy, { force: true });
-  const result: Measurement = { seconds, maxRssMb: process.resourceUsage().maxRSS / 1024, links, clusterIterations, pegins: Number(counts?.i), pegouts: Number(counts?.o), steps };
+  const result: Measurement = { seconds, maxRssMb: peakRssMb(), links, clusterIterations, pegins: Number(counts?.i), pegouts: Number(counts?.o), steps };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
@@ -68,15 +68,13 @@ function measure(what: What, dbPath: string): Measurement {
 
 async function main(argv: string[]): Promise<void> {
   if (argv[0] === '--child') return child(argv[1] as What, argv[2]!);
-  let presets: SimPresetName[] = ['mainnet', 'x10'];
-  let seed = 7;
-  for (let i = 0; i < argv.length; i += 2) {
-    if (argv[i] === '--presets') presets = (argv[i + 1] ?? '').split(',') as SimPresetName[];
-    else if (argv[i] === '--seed') seed = Number(argv[i + 1]);
-    else throw new Error(`bench:analyze: unexpected "${argv[i]}"; usage: --presets mainnet,x10 --seed N`);
-  }
+  const flags = benchFlags('bench:analyze', 'Wall time and peak RSS of analyze on simulated presets, next to copying the base tables once.', {
+    presets: { type: 'string', default: 'mainnet,x10', help: 'comma-separated sim presets' },
+    seed: { type: 'integer', default: 7, help: 'sim seed' },
+  }, argv);
+  const presets = simPresets('bench:analyze', flags.presets);
+  const { seed } = flags;
   for (const preset of presets) {
-    if (!(SIM_PRESET_NAMES as readonly string[]).includes(preset)) throw new Error(`unknown preset "${preset}"; allowed: ${SIM_PRESET_NAMES.join(', ')}`);
     const { db, dbPath } = await cachedSimDb(preset, seed);
     db.close();
     const baseline = measure('baseline', dbPath);

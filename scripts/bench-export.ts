@@ -24,32 +24,20 @@
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { analyze } from '../src/analysis/analyze.js';
-import { createSimSource, presetRates, SIM_PRESET_NAMES, type SimPresetName } from '../src/chain/sim/index.js';
+import { createSimSource, presetRates, type SimPresetName } from '../src/chain/sim/index.js';
 import { exportRelease, type ExportResult } from '../src/export/export.js';
 import { DEFAULT_HOST_BUDGET, parseHostBudget, type HostBudget } from '../src/export/ranges.js';
 import { consoleProgress } from '../src/progress.js';
 import { Db } from '../src/store/db.js';
 import { scanChain } from '../src/store/scan.js';
 import { deleteAbove } from '../src/store/reorg.js';
+import { benchFlags, peakRssMb, sampledPeakRss, secondsSince as seconds, simPresets } from './lib/bench.js';
 import { cachedSimDb } from './lib/sim-cache.js';
 
 const BENCH = '.bench';
 
 interface Timed { seconds: number; result: ExportResult; phases: string; peakRssMb: number }
-
-/** RSS sampled every 50 ms while `work` runs: the export's own peak, where maxRSS also counts the analysis before it. */
-async function sampledPeakRss<T>(work: () => Promise<T>): Promise<{ value: T; peakRssMb: number }> {
-  let peak = process.memoryUsage.rss();
-  const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()); }, 50);
-  try {
-    const value = await work();
-    return { value, peakRssMb: Math.max(peak, process.memoryUsage.rss()) / 2 ** 20 };
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 /** Seconds from the previous step to each main step of the export (ExportOptions.onStep); documents pages are summed into their kind. */
 async function timedExport(db: Db, outDir: string, hostBudget: HostBudget): Promise<Timed> {
@@ -120,9 +108,6 @@ async function cachedDbs(preset: SimPresetName, seed: number): Promise<string[]>
 }
 
 const mb = (bytes: number): string => (bytes / 1e6).toFixed(1);
-/** This process's peak resident set (DuckDB runs inside it), in MB. */
-const processPeakRssMb = (): string => (process.resourceUsage().maxRSS / 1024).toFixed(0);
-const seconds = (since: number): number => (performance.now() - since) / 1000;
 
 type FileChanges = Record<string, { size: number }>;
 
@@ -181,7 +166,7 @@ async function benchPreset(preset: SimPresetName, seed: number, dir: string, one
 
   const rate = (t: Timed) => `${Math.round(t.result.files / t.seconds)} files/s, ${mb(t.result.bytes / t.seconds)} MB/s written`;
   console.log(`\n== ${preset} (seed ${seed}): ${files} files, release ${mb(releaseBytes)} MB on disk`);
-  console.log(`full export            ${full1.seconds.toFixed(1)} s  ${rate(full1)}; peak RSS ${full1.peakRssMb.toFixed(0)} MB (sampled; x10 target < 2 GB), of the process so far ${processPeakRssMb()} MB`);
+  console.log(`full export            ${full1.seconds.toFixed(1)} s  ${rate(full1)}; peak RSS ${full1.peakRssMb.toFixed(0)} MB (sampled; x10 target < 2 GB), of the process so far ${peakRssMb().toFixed(0)} MB`);
   console.log(`tar extract (limit)    ${tar.seconds.toFixed(1)} s  ${Math.round(files / tar.seconds)} files/s, ${mb(releaseBytes / tar.seconds)} MB/s`);
   console.log(`full / limit           ${((tar.seconds / full1.seconds) * 100).toFixed(0)}% (target ≥ 50%)`);
   console.log(`full export phases (s, dumps run beside the documents): ${full1.phases}\n`);
@@ -222,15 +207,14 @@ async function benchPreset(preset: SimPresetName, seed: number, dir: string, one
   rmSync(work, { recursive: true, force: true });
 }
 async function main(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { presets: { type: 'string', default: 'mainnet,x10' }, seed: { type: 'string', default: '7' }, dir: { type: 'string', default: BENCH }, 'one-full': { type: 'boolean', default: false } },
-  });
-  const presets = values.presets.split(',') as SimPresetName[];
-  const unknown = presets.filter((p) => !SIM_PRESET_NAMES.includes(p));
-  if (unknown.length > 0) throw new Error(`unknown preset ${unknown.join(', ')}; allowed: ${SIM_PRESET_NAMES.join(', ')}`);
-  const seed = Number(values.seed);
-  const { dir } = values;
+  const values = benchFlags('bench:export', 'Full and incremental export, and one job cycle, on simulated presets, each next to a baseline.', {
+    presets: { type: 'string', default: 'mainnet,x10', help: 'comma-separated sim presets' },
+    seed: { type: 'integer', default: 7, help: 'sim seed' },
+    dir: { type: 'string', default: BENCH, help: 'where the copies are worked on' },
+    'one-full': { type: 'boolean', help: 'compare each incremental export with the first full export' },
+  }, argv);
+  const presets = simPresets('bench:export', values.presets);
+  const { seed, dir } = values;
   const oneFull = values['one-full'];
   mkdirSync(BENCH, { recursive: true });
   mkdirSync(dir, { recursive: true });

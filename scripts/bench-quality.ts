@@ -9,29 +9,30 @@
  */
 import { join } from 'node:path';
 import { analyze, DEFAULT_PARAMS, type AnalysisParams } from '../src/analysis/analyze.js';
-import { SIM_PRESET_NAMES, type SimPresetName } from '../src/chain/sim/index.js';
+import type { SimPresetName } from '../src/chain/sim/index.js';
 import type { Db } from '../src/store/db.js';
+import { benchFlags, secondsSince, simPreset, usageError } from './lib/bench.js';
 import { cachedSimDb } from './lib/sim-cache.js';
 
 /** Parameters given on the command line, over the defaults. */
 type ParamOverrides = { -readonly [K in keyof AnalysisParams]?: AnalysisParams[K] };
 interface Args { preset: SimPresetName; seed: number; params: ParamOverrides }
 
-function parseArgs(argv: string[]): Args {
-  const args: Args = { preset: 'demo', seed: 7, params: {} };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    const value = argv[++i] ?? '';
-    if (flag === '--preset' && (SIM_PRESET_NAMES as readonly string[]).includes(value)) args.preset = value as SimPresetName;
-    else if (flag === '--seed' && /^\d+$/.test(value)) args.seed = Number(value);
-    else if (flag === '--param' && /^\w+=[\d.]+$/.test(value) && value.split('=')[0]! in DEFAULT_PARAMS) {
-      const [name, number] = value.split('=') as [keyof AnalysisParams, string];
-      args.params[name] = Number(number);
-    } else {
-      throw new Error(`bench:quality: unexpected "${flag} ${value}"; usage: --preset ${SIM_PRESET_NAMES.join('|')} --seed N --param name=value`);
+function parseArgs(): Args {
+  const flags = benchFlags('bench:quality', 'Link precision, recall and calibration on the sim ground truth, next to a naive formula.', {
+    preset: { type: 'string', default: 'demo', help: 'sim preset' },
+    seed: { type: 'integer', default: 7, help: 'sim seed' },
+    param: { type: 'repeated', help: 'name=value: an analysis parameter over its default (repeatable)' },
+  });
+  const params: ParamOverrides = {};
+  for (const value of flags.param) {
+    if (!/^\w+=[\d.]+$/.test(value) || !(value.split('=')[0]! in DEFAULT_PARAMS)) {
+      usageError(`bench:quality: --param "${value}" is not name=number; names: ${Object.keys(DEFAULT_PARAMS).join(', ')}`);
     }
+    const [name, number] = value.split('=') as [keyof AnalysisParams, string];
+    params[name] = Number(number);
   }
-  return args;
+  return { preset: simPreset('bench:quality', flags.preset), seed: flags.seed, params };
 }
 
 const BANDS = [0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0000001];
@@ -67,7 +68,7 @@ async function calibration(db: Db, table: string): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  const args = parseArgs();
   const { db, truthDir } = await cachedSimDb(args.preset, args.seed);
   const started = performance.now();
   await analyze(db, {
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
         FROM w_scored s JOIN w_pegout_ids o USING (orid) JOIN w_pegin_ranked p USING (rk)`);
     },
   });
-  const seconds = (performance.now() - started) / 1000;
+  const seconds = secondsSince(started);
   await db.exec(`CREATE OR REPLACE TEMP TABLE truth_pegouts AS SELECT * FROM read_json_auto('${join(truthDir, 'pegouts.jsonl')}', format = 'newline_delimited')`);
   const totals = await db.one<{ pegouts: bigint; round_trips: bigint; single: bigint }>(`
     SELECT count(*) AS pegouts, count(*) FILTER (WHERE round_trip) AS round_trips, count(*) FILTER (WHERE source_pegin IS NOT NULL) AS single FROM truth_pegouts`);

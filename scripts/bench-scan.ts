@@ -17,19 +17,18 @@ import { NETWORKS } from '../src/domain/network.js';
 import { consoleProgress } from '../src/progress.js';
 import { Db } from '../src/store/db.js';
 import { scanChain } from '../src/store/scan.js';
-import { activateMweb, createWallet, mwebAddress, pegIn, pegOut, startRegtestNode } from '../test/helpers/regtest.js';
+import { benchFlags, median, timed } from './lib/bench.js';
+import { activateMweb, createWallet, mwebAddress, pegIn, pegOut, startRegtestNode } from './lib/regtest.js';
 
-const arg = (name: string, fallback: number): number => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const BLOCKS = arg('blocks', 2000);
-const RUNS = arg('runs', 5);
-/** Canonical payments: one transaction with this many outputs every PAY_EVERY blocks (0: none). */
-const OUTPUTS = arg('outputs', 100);
-/** RPC requests in flight, as PEGSCOPE_RPC_CONCURRENCY (the product default, 8). */
-const CONCURRENCY = arg('concurrency', 8);
+/** Blocks between canonical payments. */
 const PAY_EVERY = 4;
+const flags = benchFlags('bench:scan', 'Scan throughput on a regtest node, next to fetching the same blocks raw and at verbosity 2.', {
+  blocks: { type: 'integer', default: 2000, help: 'blocks after MWEB activation' },
+  runs: { type: 'integer', default: 5, help: 'interleaved runs of each contender' },
+  outputs: { type: 'integer', default: 100, help: `outputs of the canonical payment every ${PAY_EVERY} blocks (0: none)` },
+  concurrency: { type: 'integer', default: 8, help: 'RPC requests in flight, as PEGSCOPE_RPC_CONCURRENCY' },
+});
+const { blocks: BLOCKS, runs: RUNS, outputs: OUTPUTS, concurrency: CONCURRENCY } = flags;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const SCRIPT_PREFIXES = [['76a914', '88ac', 20], ['a914', '87', 20], ['0014', '', 20], ['0020', '', 32]] as const;
@@ -40,13 +39,7 @@ function randomAddress(i: number): string {
   return scriptHexToAddress(`${prefix}${randomBytes(size).toString('hex')}${suffix}`, NETWORKS.regtest)!;
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-async function timed(work: () => Promise<unknown>): Promise<number> {
-  const start = process.hrtime.bigint();
-  await work();
-  return Number(process.hrtime.bigint() - start) / 1e9;
-}
+const seconds = async (work: () => Promise<unknown>): Promise<number> => (await timed(work)).seconds;
 
 const node = await startRegtestNode();
 const work = mkdtempSync(join(tmpdir(), 'pegscope-bench-scan-'));
@@ -115,9 +108,9 @@ try {
   await fetchRaw(); // warm the node's block cache for every contender
   const raw: number[] = [], verbose: number[] = [], scans: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    raw.push(await timed(fetchRaw));
-    scans.push(await timed(scan));
-    verbose.push(await timed(fetchVerbose));
+    raw.push(await seconds(fetchRaw));
+    scans.push(await seconds(scan));
+    verbose.push(await seconds(fetchVerbose));
   }
   const n = heights.length;
   const rate = (t: number) => `${Math.round(n / t).toLocaleString('en')} blocks/s`;

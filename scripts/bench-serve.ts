@@ -20,8 +20,8 @@
  * The releases are built once into .bench/serve-<preset>/ (sim → scan →
  * analyze → export, both layouts) and reused; --rebuild builds them again.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { analyze } from '../src/analysis/analyze.js';
@@ -30,16 +30,12 @@ import { NO_HOST_BUDGET, type Layout } from '../src/export/ranges.js';
 import type { SimPresetName } from '../src/chain/sim/index.js';
 import { parseAmountTable, type AmountTable } from '@pegscope/client';
 import { consoleProgress } from '../src/progress.js';
+import { benchFlags, median, simPreset } from './lib/bench.js';
+import { startNginx } from './lib/nginx.js';
+import { spawnReady, spawnServe } from './lib/serve-process.js';
 import { cachedSimDb } from './lib/sim-cache.js';
-import { freePort } from '../test/helpers/net.js';
 
-const NGINX = '/usr/sbin/nginx';
 const WRK = '/usr/bin/wrk';
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
-}
 
 /** The release of each layout, exported from the same analysed chain; built once and reused. */
 async function releases(preset: SimPresetName, rebuild: boolean): Promise<Record<Layout, string>> {
@@ -77,54 +73,42 @@ function pickTrace(filesRelease: string, bytes: number): { q: string; size: numb
   return sized.sort((a, b) => Math.abs(a.size - bytes) - Math.abs(b.size - bytes))[0]!;
 }
 
-/** nginx with the release's own snippet (release/nginx.conf), as a mirror would run it. */
-async function startNginx(work: string, release: string, port: number, workers: string): Promise<ChildProcess> {
-  mkdirSync(work, { recursive: true });
-  const conf = join(work, 'nginx.conf');
-  writeFileSync(conf, `
-worker_processes ${workers};
-pid ${work}/nginx.pid;
-error_log ${work}/error.log warn;
-events { worker_connections 1024; }
-http {
-  include /etc/nginx/mime.types;
-  access_log off;
-  keepalive_requests 1000000;
-  client_body_temp_path ${work}/body; proxy_temp_path ${work}/proxy; fastcgi_temp_path ${work}/fcgi;
-  uwsgi_temp_path ${work}/uwsgi; scgi_temp_path ${work}/scgi;
-  server {
-    listen 127.0.0.1:${port};
-    root ${release};
-    include ${join(release, 'nginx.conf')};
-  }
-}
-`);
-  const user = process.getuid?.() === 0 ? ' user root;' : '';
-  const child = spawn(NGINX, ['-p', work, '-c', conf, '-e', join(work, 'error.log'), '-g', `daemon off;${user}`], { stdio: 'inherit' });
-  await waitUp(child, `http://127.0.0.1:${port}/api/health.json`, 'nginx');
-  return child;
-}
-
 /** The least a node:http cluster can do per request: the same body and a similar head, nothing looked up. */
 const BARE_NODE = `
 const cluster = require('node:cluster');
 const http = require('node:http');
-const [port, workers, file] = process.argv.slice(2);
-if (cluster.isPrimary) for (let i = 0; i < Number(workers); i++) cluster.fork();
-else {
+const [workers, file] = process.argv.slice(2);
+if (cluster.isPrimary) {
+  // Workers listening on port 0 share one port the primary chose; the first to listen names it.
+  for (let i = 0; i < Number(workers); i++) cluster.fork().once('listening', ({ port }) => { if (i === 0) console.error(\`listening at http://127.0.0.1:\${port}\`); });
+} else {
   const body = require('node:fs').readFileSync(file);
   const head = ['Access-Control-Allow-Origin', '*', 'X-Content-Type-Options', 'nosniff', 'ETag', '"x"', 'Cache-Control', 'public, max-age=300',
     'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(body.length)];
-  http.createServer((req, res) => { res.writeHead(200, head); res.end(body); }).listen(Number(port), '127.0.0.1');
+  http.createServer((req, res) => { res.writeHead(200, head); res.end(body); }).listen(0, '127.0.0.1');
 }`;
 
-async function startBareNode(work: string, port: number, workers: number, file: string): Promise<ChildProcess> {
+/** Something this bench started, and how to stop it. */
+type Stoppable = { stop(): Promise<void> };
+
+/** A child process, stopped with SIGTERM. */
+function stoppable(child: ChildProcess): Stoppable {
+  return {
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+async function startBareNode(work: string, workers: number, file: string): Promise<Stoppable & { url: string }> {
   // A file, not -e: cluster workers run the primary's script.
   const script = join(work, 'bare-node.cjs');
   writeFileSync(script, BARE_NODE);
-  const child = spawn(process.execPath, [script, String(port), String(workers), file], { stdio: 'inherit' });
-  await waitUp(child, `http://127.0.0.1:${port}/`, 'bare node:http');
-  return child;
+  const bare = await spawnReady('bare node:http', process.execPath, [script, String(workers), file], /listening at (http:\/\/\S+)/);
+  return { url: bare.url, ...stoppable(bare.child) };
 }
 
 /**
@@ -132,27 +116,9 @@ async function startBareNode(work: string, port: number, workers: number, file: 
  * through the CLI so --workers is what is measured; its request log goes to
  * a file, as it would to journald.
  */
-async function startRouter(outDir: string, port: number, workers: number, rateLimit: number, logFile: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin.ts', 'serve', '--network', 'sim', '--out', outDir, '--port', String(port),
-    '--rate-limit', String(rateLimit), '--workers', String(workers)], { stdio: ['ignore', 'ignore', openSync(logFile, 'a')] });
-  await waitUp(child, `http://127.0.0.1:${port}/api/health`, 'router');
-  return child;
-}
-
-async function waitUp(child: ChildProcess, url: string, what: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
-    if (await fetch(url).then((r) => r.ok, () => false)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${what} did not answer ${url} within 30 s`);
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill(child.spawnfile === NGINX ? 'SIGQUIT' : 'SIGTERM');
-  await exited;
+async function startRouter(outDir: string, workers: number, rateLimit: number, logFile: string): Promise<Stoppable & { url: string }> {
+  const router = await spawnServe(['--network', 'sim', '--out', outDir, '--rate-limit', String(rateLimit), '--workers', String(workers)], { logFile });
+  return { url: router.url, ...stoppable(router.child) };
 }
 
 /**
@@ -205,32 +171,48 @@ function privacyPaths(table: AmountTable, count: number): string[] {
 }
 
 async function main(): Promise<void> {
-  const preset = arg('preset', 'demo') as SimPresetName;
-  const load = { seconds: Number(arg('seconds', '3')), threads: Number(arg('threads', '2')), connections: Number(arg('connections', '8')) };
-  const rounds = Number(arg('rounds', '10'));
-  const workers = Number(arg('workers', String(availableParallelism())));
-  const nginxWorkers = arg('nginx-workers', 'auto');
-  const outDirs = await releases(preset, process.argv.includes('--rebuild'));
+  const flags = benchFlags('bench:serve', 'Router throughput and latency against nginx on the same release, with wrk.', {
+    preset: { type: 'string', default: 'demo', help: 'sim preset of the releases' },
+    seconds: { type: 'integer', default: 3, help: 'seconds of each wrk run' },
+    rounds: { type: 'integer', default: 10, help: 'rounds of nginx and router, interleaved' },
+    threads: { type: 'integer', default: 2, help: 'wrk threads' },
+    connections: { type: 'integer', default: 8, help: 'wrk connections' },
+    workers: { type: 'integer', default: availableParallelism(), help: 'router --workers' },
+    'nginx-workers': { type: 'string', default: 'auto', help: 'nginx worker_processes' },
+    'doc-bytes': { type: 'integer', default: 4600, help: 'size of the trace document to ask for' },
+    rebuild: { type: 'boolean', help: 'export the releases again' },
+  });
+  const preset = simPreset('bench:serve', flags.preset);
+  const load = { seconds: flags.seconds, threads: flags.threads, connections: flags.connections };
+  const { rounds, workers } = flags;
+  const nginxWorkers = flags['nginx-workers'];
+  const outDirs = await releases(preset, flags.rebuild);
   const filesRelease = realpathSync(join(outDirs.files, 'current'));
-  const { q, size } = pickTrace(filesRelease, Number(arg('doc-bytes', '4600')));
+  const { q, size } = pickTrace(filesRelease, flags['doc-bytes']);
   const { table } = parseAmountTable(readFileSync(join(filesRelease, 'api', 'amounts.json'), 'utf8'), { network: 'sim' });
 
   const work = mkdtempSync(join(tmpdir(), 'pegscope-bench-serve-'));
-  const children: ChildProcess[] = [];
+  const started: Stoppable[] = [];
   try {
     const scripts = { plain: join(work, 'plain.lua'), privacy: join(work, 'privacy.lua'), nginxKeys: join(work, 'nginx-keys.lua'), routerKeys: join(work, 'router-keys.lua') };
     writeFileSync(scripts.plain, wrkScript(null));
     writeFileSync(scripts.privacy, wrkScript(privacyPaths(table, 200_000)));
-    const ports = { nginx: await freePort(), router: await freePort(), limited: await freePort(), single: await freePort(), bare: await freePort(), fresh: await freePort() };
-    const nginx = await startNginx(join(work, 'nginx'), filesRelease, ports.nginx, nginxWorkers);
-    children.push(nginx);
-    children.push(await startRouter(outDirs.ranges, ports.router, workers, 0, join(work, 'router.log')));
-    children.push(await startRouter(outDirs.ranges, ports.limited, workers, 1_000_000, join(work, 'router-limited.log')));
-    children.push(await startRouter(outDirs.ranges, ports.single, 1, 0, join(work, 'router-single.log')));
-    children.push(await startBareNode(work, ports.bare, workers, join(filesRelease, 'api', 'trace', `${q}.json`)));
-    const url = (port: number, path: string): string => `http://127.0.0.1:${port}${path}`;
-    const nginxUrl = url(ports.nginx, `/api/trace/${q}.json`);
-    const routerUrl = url(ports.router, `/api/trace?q=${q}`);
+    const start = async (starting: Promise<Stoppable & { url: string }>): Promise<string> => {
+      const server = await starting;
+      started.push(server);
+      return server.url;
+    };
+    // As a mirror would run it: the release's own snippet (release/nginx.conf).
+    const nginxOptions = { workers: nginxWorkers, connections: 1024, keepaliveRequests: 1_000_000 };
+    const origins = {
+      nginx: await start(startNginx(join(work, 'nginx'), filesRelease, join(filesRelease, 'nginx.conf'), nginxOptions)),
+      router: await start(startRouter(outDirs.ranges, workers, 0, join(work, 'router.log'))),
+      limited: await start(startRouter(outDirs.ranges, workers, 1_000_000, join(work, 'router-limited.log'))),
+      single: await start(startRouter(outDirs.ranges, 1, 0, join(work, 'router-single.log'))),
+      bare: await start(startBareNode(work, workers, join(filesRelease, 'api', 'trace', `${q}.json`))),
+    };
+    const nginxUrl = `${origins.nginx}/api/trace/${q}.json`;
+    const routerUrl = `${origins.router}/api/trace?q=${q}`;
 
     // Same bytes from both: check before measuring.
     const [a, b] = await Promise.all([fetch(nginxUrl).then((r) => r.arrayBuffer()), fetch(routerUrl).then((r) => r.arrayBuffer())]);
@@ -238,8 +220,8 @@ async function main(): Promise<void> {
 
     // Warm-up: JIT, the answer cache and the release watch, so round 1 measures what the others do.
     const warm = { ...load, seconds: 1 };
-    for (const target of [nginxUrl, routerUrl, url(ports.limited, `/api/trace?q=${q}`), url(ports.single, `/api/trace?q=${q}`), url(ports.bare, '/')]) measure('warm-up', target, scripts.plain, warm);
-    measure('warm-up', url(ports.router, '/'), scripts.privacy, warm);
+    for (const target of [nginxUrl, routerUrl, `${origins.limited}/api/trace?q=${q}`, `${origins.single}/api/trace?q=${q}`, `${origins.bare}/`]) measure('warm-up', target, scripts.plain, warm);
+    measure('warm-up', `${origins.router}/`, scripts.privacy, warm);
     console.log(`\nsim ${preset}; trace document ${q} (${size} bytes); ${table.pegin.length} peg-in amounts`);
     console.log(`wrk -t${load.threads} -c${load.connections} -d${load.seconds}s, ${rounds} rounds; router --workers ${workers}, nginx worker_processes ${nginxWorkers}; ${availableParallelism()} CPUs, shared with other work\n`);
     const rows: Figures[] = [];
@@ -247,22 +229,21 @@ async function main(): Promise<void> {
     for (let round = 1; round <= rounds; round++) {
       const n = measure(`nginx   trace file, round ${round}`, nginxUrl, scripts.plain, load);
       const r = measure(`router  trace ?q=, round ${round}`, routerUrl, scripts.plain, load);
-      const p = measure(`router  privacy, round ${round}`, url(ports.router, '/'), scripts.privacy, load);
+      const p = measure(`router  privacy, round ${round}`, `${origins.router}/`, scripts.privacy, load);
       rows.push(n, r, p);
       ratios.push(r.rps / n.rps);
     }
-    rows.push(measure('router  trace ?q=, rate limit on', url(ports.limited, `/api/trace?q=${q}`), scripts.plain, load));
-    rows.push(measure('router  trace ?q=, --workers 1', url(ports.single, `/api/trace?q=${q}`), scripts.plain, load));
-    rows.push(measure(`bare node:http, ${workers} workers, same bytes`, url(ports.bare, '/'), scripts.plain, load));
+    rows.push(measure('router  trace ?q=, rate limit on', `${origins.limited}/api/trace?q=${q}`, scripts.plain, load));
+    rows.push(measure('router  trace ?q=, --workers 1', `${origins.single}/api/trace?q=${q}`, scripts.plain, load));
+    rows.push(measure(`bare node:http, ${workers} workers, same bytes`, `${origins.bare}/`, scripts.plain, load));
     // Every address once, on a router started for it: each range is read, checked against the
     // manifest's sha256 and indexed on its first key, each answer computed once.
     const addresses = addressTraces(filesRelease);
     writeFileSync(scripts.nginxKeys, wrkScript(addresses.map((a) => `/api/trace/${a}.json`)));
     writeFileSync(scripts.routerKeys, wrkScript(addresses.map((a) => `/api/trace?q=${a}`)));
-    rows.push(measure(`nginx   trace files, ${addresses.length} distinct addresses`, url(ports.nginx, '/'), scripts.nginxKeys, load));
-    const fresh = await startRouter(outDirs.ranges, ports.fresh, workers, 0, join(work, 'router-fresh.log'));
-    children.push(fresh);
-    rows.push(measure(`router  trace ?q=, ${addresses.length} distinct addresses, fresh router`, url(ports.fresh, '/'), scripts.routerKeys, load));
+    rows.push(measure(`nginx   trace files, ${addresses.length} distinct addresses`, `${origins.nginx}/`, scripts.nginxKeys, load));
+    const fresh = await start(startRouter(outDirs.ranges, workers, 0, join(work, 'router-fresh.log')));
+    rows.push(measure(`router  trace ?q=, ${addresses.length} distinct addresses, fresh router`, `${fresh}/`, scripts.routerKeys, load));
 
     console.log('| case | req/s | p50 ms | p99 ms | max ms | errors | non-2xx |\n|---|---:|---:|---:|---:|---:|---:|');
     for (const f of rows) {
@@ -273,7 +254,6 @@ async function main(): Promise<void> {
     console.log(`\ndistinct addresses on a fresh router (ranges read, sha256-checked, indexed on first use): ${routerKeys.rps.toFixed(0)} req/s, ${(routerKeys.rps / nginxKeys.rps * 100).toFixed(0)}% of nginx's ${nginxKeys.rps.toFixed(0)}`);
     const traces = byLabel('router  trace ?q=, round');
     const privacy = byLabel('router  privacy');
-    const median = (xs: number[]): number => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
     const ratio = median(ratios);
     console.log(`\nrouter/nginx req/s per round: ${ratios.map((x) => `${(x * 100).toFixed(0)}%`).join(', ')}; median ${(ratio * 100).toFixed(0)}% (target >= 50%) ${ratio >= 0.5 ? 'OK' : 'BELOW TARGET'}`);
     const traceP99 = median(traces.map((f) => f.p99));
@@ -281,7 +261,7 @@ async function main(): Promise<void> {
     const [privacyRps, privacyP99] = [median(privacy.map((f) => f.rps)), median(privacy.map((f) => f.p99))];
     console.log(`router privacy, median of rounds: ${privacyRps.toFixed(0)} req/s (target >= 10000) with p99 ${privacyP99.toFixed(2)} ms (target < 5 ms) ${privacyRps >= 10_000 && privacyP99 < 5 ? 'OK' : 'BELOW TARGET'}`);
   } finally {
-    for (const child of children) await stop(child);
+    for (const server of started) await server.stop();
     rmSync(work, { recursive: true, force: true });
   }
 }

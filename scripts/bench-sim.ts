@@ -9,28 +9,23 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { createSimSource, readSimTruth, type SimPresetName } from '../src/chain/sim/index.js';
+import { createSimSource, readSimTruth } from '../src/chain/sim/index.js';
 import { consoleProgress } from '../src/progress.js';
 import { Db } from '../src/store/db.js';
 import { scanChain } from '../src/store/scan.js';
+import { benchFlags, peakRssMb, secondsSince, simPreset } from './lib/bench.js';
 
-const { values } = parseArgs({
-  options: {
-    preset: { type: 'string', default: 'mainnet' },
-    seed: { type: 'string', default: '1' },
-    blocks: { type: 'string' },
-    batch: { type: 'string', default: '1000' },
-  },
+const values = benchFlags('bench:sim', 'Generating a sim preset, then generating and scanning it into DuckDB.', {
+  preset: { type: 'string', default: 'mainnet', help: 'sim preset' },
+  seed: { type: 'integer', default: 1, help: 'sim seed' },
+  blocks: { type: 'optional-integer', help: 'blocks to generate (default: the preset\'s)' },
+  batch: { type: 'integer', default: 1000, help: 'blocks per scan batch' },
 });
-const preset = values.preset as SimPresetName;
-const seed = Number(values.seed);
-const rates = values.blocks ? { blocks: Number(values.blocks) } : {};
-const batch = Number(values.batch);
+const preset = simPreset('bench:sim', values.preset);
+const { seed, batch } = values;
+const rates = values.blocks ? { blocks: values.blocks } : {};
 const work = mkdtempSync(join(tmpdir(), 'pegscope-bench-sim-'));
 
-const seconds = (start: number) => (performance.now() - start) / 1000;
-const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
 
 async function generateOnly(): Promise<{ s: number; blocks: number; pegs: number }> {
   const truthDir = join(work, 'gen.truth');
@@ -45,7 +40,7 @@ async function generateOnly(): Promise<{ s: number; blocks: number; pegs: number
   }
   progress.stop();
   await source.close();
-  const s = seconds(start);
+  const s = secondsSince(start);
   const { counts } = readSimTruth(truthDir).meta;
   return { s, blocks: source.tip + 1, pegs: (counts.pegins ?? 0) + (counts.pegouts ?? 0) };
 }
@@ -56,7 +51,7 @@ async function generateAndScan(): Promise<{ s: number; blocks: number; pegins: n
   const start = performance.now();
   const result = await scanChain(db, source, { progress: consoleProgress(), batchBlocks: batch });
   await source.close();
-  const s = seconds(start);
+  const s = secondsSince(start);
   db.close();
   return { s, blocks: result.blocks, pegins: result.pegins, pegouts: result.pegouts };
 }
@@ -71,7 +66,7 @@ try {
     + `(${scan.blocks} blocks, ${scan.pegins} peg-ins, ${scan.pegouts} peg-outs)`);
   console.log(`ratio     generate+scan / generate: ${(scan.s / gen.s).toFixed(2)}×; scan share ≈ ${Math.round((1 - gen.s / scan.s) * 100)} %`);
   const target = values.blocks ? null : preset === 'x10' ? 600 : preset === 'mainnet' ? 60 : null;
-  console.log(`peak RSS  ${peakRssMb()} MB (target < 2048)${target ? `; time target < ${target} s: ${scan.s < target ? 'met' : 'MISSED'}` : ''}`);
+  console.log(`peak RSS  ${Math.round(peakRssMb())} MB (target < 2048)${target ? `; time target < ${target} s: ${scan.s < target ? 'met' : 'MISSED'}` : ''}`);
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

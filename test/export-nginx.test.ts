@@ -15,7 +15,7 @@ import { exportRelease } from '../src/export/export.js';
 import { NGINX_MESSAGES } from '../src/export/configs.js';
 import { startServer, type RunningServer } from '../src/serve/server.js';
 import { analysedDb } from './helpers/export-pipeline.js';
-import { nginxAvailable, startNginx, type RunningNginx } from './helpers/nginx.js';
+import { nginxAvailable, startNginx, type RunningNginx } from '../scripts/lib/nginx.js';
 import { get } from './helpers/http.js';
 
 let work: string;

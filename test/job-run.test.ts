@@ -7,16 +7,15 @@ import { resolveConfig } from '../src/config.js';
 import { runJob, runJobs, runJobsEvery } from '../src/job.js';
 import { JobLockedError } from '../src/lock.js';
 import { silentProgress } from '../src/progress.js';
-import { freePort } from './helpers/net.js';
+import { REFUSED_URL } from './helpers/net.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pegscope-jobrun-'));
 const outDir = join(dir, 'out');
 const simConfig = resolveConfig({ network: 'sim', db: join(dir, 'sim.duckdb'), out: outDir });
 const quiet = { log: () => undefined, progress: silentProgress };
 
-async function nodeDownConfig() {
-  const port = await freePort();
-  return resolveConfig({ network: 'regtest', db: join(dir, 'regtest.duckdb'), out: outDir, rpcUrl: `http://127.0.0.1:${port}`, rpcUser: 'u', rpcPassword: 'secret-password' });
+function nodeDownConfig() {
+  return resolveConfig({ network: 'regtest', db: join(dir, 'regtest.duckdb'), out: outDir, rpcUrl: REFUSED_URL, rpcUser: 'u', rpcPassword: 'secret-password' });
 }
 
 describe('pegscope job', () => {
@@ -38,7 +37,7 @@ describe('pegscope job', () => {
 
   it('a node that is down fails the run with a clear error and leaves the last good release served', async () => {
     const lines: string[] = [];
-    await expect(runJob(await nodeDownConfig(), { source: 'rpc', log: (l) => lines.push(l), progress: silentProgress }))
+    await expect(runJob(nodeDownConfig(), { source: 'rpc', log: (l) => lines.push(l), progress: silentProgress }))
       .rejects.toThrow(/cannot reach the Litecoin node/);
     expect(readlinkSync(join(outDir, 'current'))).toContain(firstRelease);
     expect(JSON.parse(readFileSync(join(outDir, 'current', 'api', 'health.json'), 'utf8')).network).toBe('sim');
@@ -52,7 +51,7 @@ describe('pegscope job', () => {
       lines.push(line);
       if (lines.filter((l) => l.startsWith('job failed')).length === 2) stop.abort();
     };
-    await runJobsEvery([await nodeDownConfig()], { source: 'rpc', log, progress: silentProgress }, '1s', stop.signal);
+    await runJobsEvery([nodeDownConfig()], { source: 'rpc', log, progress: silentProgress }, '1s', stop.signal);
     const failures = lines.filter((l) => l.startsWith('job failed'));
     expect(failures).toHaveLength(2);
     expect(failures[0]).toMatch(/last good release stays published; retrying in 1s/);

@@ -19,7 +19,7 @@ import { NGINX_MESSAGES } from '../src/export/configs.js';
 import { startServer, type RunningServer } from '../src/serve/server.js';
 import { RangeClient, rangePrefix, RANGE_KINDS, type Fetch, type RangeKind } from '../src/client/index.js';
 import { RANGES_INDEX_PATH } from '@pegscope/client';
-import { nginxAvailable, startNginx, type RunningNginx } from './helpers/nginx.js';
+import { nginxAvailable, startNginx, type RunningNginx } from '../scripts/lib/nginx.js';
 import { get, type Res } from './helpers/http.js';
 import { releaseDocuments, type ReleaseDocuments } from './helpers/release-docs.js';
 import { SECRET } from './helpers/release-tree.js';

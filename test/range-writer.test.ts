@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -35,13 +36,35 @@ describe('PreviousRanges', () => {
     }
   });
 
-  it('finds the same documents when their files were read ahead, and a missing file read ahead fails only the document asked of it', async () => {
-    const previous = new PreviousRanges(previousRelease(keys, 2), lengths(2));
-    for (const key of keys) previous.readAhead('trace', rangePrefix(key, 2));
-    // No such range: reading it ahead must not be an unhandled rejection (vitest fails the run on one).
-    previous.readAhead('trace', 'zz');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    for (const key of keys) expect((await previous.document('trace', rangePrefix(key, 2), key, 0)).toString('utf8')).toBe(JSON.stringify({ key }));
+  it('serves documents from the files read ahead, and a missing file read ahead fails only the document asked of it', async () => {
+    const reads: { path: string; read: Promise<Buffer> }[] = [];
+    const countingRead = (path: string): Promise<Buffer> => {
+      const read = readFile(path);
+      reads.push({ path, read });
+      return read;
+    };
+    const previous = new PreviousRanges(previousRelease(keys, 2), lengths(2), countingRead);
+    // The next few ranges, as the writer reads ahead of the range it builds.
+    const prefixes = [...new Set(keys.map((key) => rangePrefix(key, 2)))].sort().slice(0, 16);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => { unhandled.push(reason); };
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      for (const prefix of prefixes) previous.readAhead('trace', prefix);
+      // No such range: reading it ahead must not be an unhandled rejection.
+      previous.readAhead('trace', 'zz');
+      await Promise.allSettled(reads.map(({ read }) => read));
+      // Node reports a rejection nobody handled before the next turn of the event loop.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    expect(unhandled).toEqual([]);
+    expect(reads.map(({ path }) => path)).toEqual([...prefixes, 'zz'].map((prefix) => join(dir, 'len2', rangePath('trace', prefix))));
+    const readAhead = keys.filter((key) => prefixes.includes(rangePrefix(key, 2)));
+    for (const key of readAhead) expect((await previous.document('trace', rangePrefix(key, 2), key, 0)).toString('utf8')).toBe(JSON.stringify({ key }));
+    // Every one came from a file already read.
+    expect(reads).toHaveLength(prefixes.length + 1);
     await expect(previous.document('trace', 'zz', 'missing', 0)).rejects.toThrow(/ENOENT/);
   });
 

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AnswerTooLargeError, NodeAuthError, NodeSyncingError, NodeUnreachableError, NotJsonRpcError, RpcCallError, TxIndexMissingError } from '../src/chain/errors.js';
 import { RpcClient, type RpcOptions } from '../src/chain/rpc.js';
 import { UsageError, type RpcConfig } from '../src/config.js';
-import { freePort } from './helpers/net.js';
+import { REFUSED_URL } from './helpers/net.js';
 
 interface JsonRpcRequest { id: number; method: string; params: unknown[] }
 interface Seen { authorization: string; calls: JsonRpcRequest[] }
@@ -109,7 +109,7 @@ describe('retries', () => {
   });
 
   it('gives up after the configured retries with how many attempts it made', async () => {
-    const url = `http://127.0.0.1:${await freePort()}`;
+    const url = REFUSED_URL;
     await expect(client(url, {}, { retries: 2, backoffMs: 5 }).call('getblockcount'))
       .rejects.toThrow(new RegExp(`cannot reach the Litecoin node at ${url.replace(/\./g, '\\.')} \\(ECONNREFUSED\\) after 3 attempts`));
     const busy = await fakeNode((calls, res) => rpcError(res, calls, -28, 'Loading block index...'));

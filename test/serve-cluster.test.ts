@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { rangePath, rangePrefix, type RangesIndexBody } from '@pegscope/client';
 import { startServer, type RunningServer } from '../src/serve/server.js';
 import { buildPipelineTree, type PipelineTree } from './helpers/pipeline-release.js';
-import { spawnServe, type ServeProcess } from './helpers/serve-process.js';
+import { spawnServe, type ServeProcess } from '../scripts/lib/serve-process.js';
 import { get, type Res } from './helpers/http.js';
 
 let tree: PipelineTree;

@@ -11,7 +11,7 @@ import { linksCsv, sliceLinks } from '../src/api/links.js';
 import { amountsCsv, sliceAmounts } from '../src/api/top-amounts.js';
 import { buildHandTree, publish, resign, simAddress, writeRelease, type HandTree } from './helpers/release-tree.js';
 import { buildPipelineTree, type PipelineTree } from './helpers/pipeline-release.js';
-import { spawnServe } from './helpers/serve-process.js';
+import { spawnServe } from '../scripts/lib/serve-process.js';
 import { releaseDocuments } from './helpers/release-docs.js';
 import { get, type Res } from './helpers/http.js';
 

@@ -49,7 +49,8 @@ const READ_AHEAD = 16;
 export class PreviousRanges {
   private readonly recent = new Map<string, Promise<IndexedRange>>();
 
-  constructor(private readonly dir: string, private readonly lengths: Record<RangeKind, number>) {}
+  /** `read` reads a file of the previous release (a test counts and awaits the reads through it). */
+  constructor(private readonly dir: string, private readonly lengths: Record<RangeKind, number>, private readonly read: (path: string) => Promise<Buffer> = readFile) {}
 
   /** A document of `kind` that this release puts in range `prefix`. */
   async document(kind: RangeKind, prefix: string, key: string, part: number): Promise<Buffer> {
@@ -76,7 +77,7 @@ export class PreviousRanges {
   private load(path: string): Promise<IndexedRange> {
     let range = this.recent.get(path);
     if (!range) {
-      range = readFile(join(this.dir, path)).then(indexRange);
+      range = this.read(join(this.dir, path)).then(indexRange);
       if (this.recent.size >= 4 * READ_AHEAD) this.recent.delete(this.recent.keys().next().value!);
       this.recent.set(path, range);
     }

@@ -20,7 +20,7 @@ import { startServer, type RunningServer } from '../../src/serve/server.js';
 import { startPlainServer, type PlainServer } from '../helpers/plain-server.js';
 import { CONTENT_SECURITY_POLICY } from '../../src/api/explorer.js';
 import { browserTestsEnabled, launchBrowser, type Browser } from '../helpers/browser.js';
-import { nginxAvailable, startNginx, type RunningNginx } from '../helpers/nginx.js';
+import { nginxAvailable, startNginx, type RunningNginx } from '../../scripts/lib/nginx.js';
 
 const SHOTS = fileURLToPath(new URL('../../test-output/explorer/', import.meta.url));
 const FIRST_LOAD_BUDGET = 200 * 1024;

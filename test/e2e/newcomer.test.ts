@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../helpers/net.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -48,14 +47,14 @@ describe('a newcomer on a fresh clone', () => {
     execFileSync('git', ['clone', '-q', REPO, clone]);
     const command = readmeRunCommand();
     expect(command).toMatch(/npm start/);
-    const port = await freePort();
     child = spawn('bash', ['-c', command], {
       cwd: clone, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, PEGSCOPE_PORT: String(port), CI: 'true' },
+      env: { ...process.env, PEGSCOPE_PORT: '0', CI: 'true' },
     });
-    await waitForOutput(child, /Ctrl-C stops it/, 420_000);
-
-    const api = `http://127.0.0.1:${port}/api`;
+    // Port 0: the demo binds a port of the kernel's choosing and names it in its banner.
+    const banner = await waitForOutput(child, /Ctrl-C stops it/, 420_000);
+    const api = /serving the simulated demo chain at (http:\/\/\S+\/api)/.exec(banner)?.[1];
+    expect(api, banner).toBeDefined();
     const get = async (path: string) => {
       const response = await fetch(`${api}${path}`);
       expect(response.status, path).toBe(200);

@@ -1,15 +1,6 @@
-import { createServer } from 'node:net';
-
-/** A TCP port that is free on the loopback interface right now. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+/**
+ * A URL where nothing can ever answer: Linux refuses every connection to port
+ * 0 (ECONNREFUSED), so a test of a node that is down needs no free port
+ * picked beforehand, which another process could take before the test connects.
+ */
+export const REFUSED_URL = 'http://127.0.0.1:0';

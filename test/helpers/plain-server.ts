@@ -7,7 +7,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { freePort } from './net.js';
 
 export interface PlainServer {
   /** The base URL of the mirror: http://127.0.0.1:<port><prefix> */
@@ -21,18 +20,29 @@ export async function startPlainServer(root: string, prefix = '/'): Promise<Plai
   mkdirSync(dirname(mount), { recursive: true });
   if (prefix === '/') rmSync(served, { recursive: true });
   symlinkSync(root, prefix === '/' ? served : mount.replace(/\/$/, ''));
-  const port = await freePort();
-  const child: ChildProcess = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1', '--directory', served], { stdio: 'ignore' });
+  // Port 0: the server binds a port of the kernel's choosing and names it in its first line (-u: unbuffered).
+  const child: ChildProcess = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', served], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const port = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`python3 -m http.server named no port within 30 s: ${output}`)), 30_000);
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString('utf8');
+      const serving = /Serving HTTP on \S+ port (\d+)/.exec(output);
+      if (serving) {
+        clearTimeout(timer);
+        child.stdout!.off('data', onData);
+        child.stderr!.off('data', onData);
+        resolve(serving[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`python3 -m http.server exited with ${code}: ${output}`)); });
+  });
+  // The request log goes to stderr: drained, so a long test never fills the pipe.
+  child.stdout!.resume();
+  child.stderr!.resume();
   const url = `http://127.0.0.1:${port}${prefix}`;
-  for (let i = 0; ; i++) {
-    try {
-      await fetch(`http://127.0.0.1:${port}/`);
-      break;
-    } catch (err) {
-      if (i > 100 || child.exitCode !== null) throw new Error(`python3 -m http.server did not start: ${(err as Error).message}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
   return {
     url,
     close: () => new Promise<void>((resolve) => {

@@ -13,7 +13,7 @@ import { createRpcSource } from '../../src/chain/rpc.js';
 import { NETWORKS } from '../../src/domain/network.js';
 import { Db } from '../../src/store/db.js';
 import { scanChain } from '../../src/store/scan.js';
-import { createWallet, nodeTestsEnabled, pegIn, pegOut, startRegtestNode, type RegtestNode } from '../helpers/regtest.js';
+import { createWallet, nodeTestsEnabled, pegIn, pegOut, startRegtestNode, type RegtestNode } from '../../scripts/lib/regtest.js';
 
 const enabled = nodeTestsEnabled();
 

@@ -14,7 +14,7 @@ import { NETWORKS } from '../../src/domain/network.js';
 import { addWatch } from '../../src/notify/watchlist.js';
 import { silentProgress } from '../../src/progress.js';
 import { Db } from '../../src/store/db.js';
-import { activateMweb, createWallet, mwebAddress, nodeTestsEnabled, pegOut, startRegtestNode, type RegtestNode } from '../helpers/regtest.js';
+import { activateMweb, createWallet, mwebAddress, nodeTestsEnabled, pegOut, startRegtestNode, type RegtestNode } from '../../scripts/lib/regtest.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 const enabled = nodeTestsEnabled();

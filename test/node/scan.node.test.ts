@@ -20,7 +20,8 @@ import { parseNodeValue } from '../../src/domain/amount.js';
 import { NETWORKS } from '../../src/domain/network.js';
 import { Db } from '../../src/store/db.js';
 import { scanChain } from '../../src/store/scan.js';
-import { createWallet, freePort, mwebActivationHeight, mwebAddress, nodeTestsEnabled, pegIn, pegOut, startRegtestNode, type RegtestNode } from '../helpers/regtest.js';
+import { createWallet, mwebActivationHeight, mwebAddress, nodeTestsEnabled, pegIn, pegOut, startRegtestNode, type RegtestNode } from '../../scripts/lib/regtest.js';
+import { REFUSED_URL } from '../helpers/net.js';
 
 const regtest = NETWORKS.regtest;
 const enabled = nodeTestsEnabled();
@@ -300,7 +301,7 @@ describe.skipIf(!enabled)('scan against a live litecoind -regtest', () => {
       const before = await dump(db);
       await expect(scanChain(db, createRpcSource({ ...rpcConfig, password: 'wrong' }, regtest))).rejects.toThrow(NodeAuthError);
       await expect(scanChain(db, createRpcSource({ ...rpcConfig, password: 'wrong' }, regtest))).rejects.toThrow(/rejected the RPC user\/password \(HTTP 401\)/);
-      const down = createRpcSource({ ...rpcConfig, url: `http://127.0.0.1:${await freePort()}` }, regtest, { retries: 2, backoffMs: 50 });
+      const down = createRpcSource({ ...rpcConfig, url: REFUSED_URL }, regtest, { retries: 2, backoffMs: 50 });
       const err = await scanChain(db, down).catch((e: Error) => e);
       expect(err).toBeInstanceOf(NodeUnreachableError);
       expect((err as Error).message).toMatch(/cannot reach the Litecoin node at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\) after 3 attempts/);

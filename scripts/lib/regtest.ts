@@ -1,16 +1,14 @@
 /**
- * A real `litecoind -regtest` for tests and benchmarks: loopback, free port,
- * temp datadir, always stopped (on stop(), on test failure via afterAll, and on
+ * A real `litecoind -regtest` for tests and benchmarks: loopback, an RPC port
+ * retried when taken (bind-retry.ts), temp datadir, always stopped (on stop(), on test failure via afterAll, and on
  * process exit). Talks plain JSON-RPC over fetch, independent of src/chain/rpc.ts.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './net.js';
-
-export { freePort };
+import { PortTakenError, startOnSomePort, type RetryOptions } from './bind-retry.js';
 
 export const LITECOIND = process.env.PEGSCOPE_LITECOIND ?? 'litecoind';
 
@@ -48,7 +46,7 @@ export interface RegtestNode {
   stop(): Promise<void>;
 }
 
-export interface StartOptions {
+export interface StartOptions extends RetryOptions {
   extraArgs?: string[];
   /** Create the `miner` wallet and mine 101 blocks so it can spend (default true; needs waitForRpc). */
   fundMiner?: boolean;
@@ -76,10 +74,31 @@ function rpcAuth(user: string, password: string): string {
   return `${user}:${salt}$${createHmac('sha256', salt).update(password).digest('hex')}`;
 }
 
-export async function startRegtestNode(opts: StartOptions = {}): Promise<RegtestNode> {
+/** Logged once the RPC server has bound its port and started, or when it could not bind. */
+const RPC_BOUND = /HTTP: starting \d+ worker threads/;
+const RPC_PORT_TAKEN = /Binding RPC on address .* failed|Unable to bind any endpoint for RPC server/;
+
+export function startRegtestNode(opts: StartOptions = {}): Promise<RegtestNode> {
   installExitHook();
+  return startOnSomePort((rpcPort) => startOn(rpcPort, opts), opts);
+}
+
+/** Resolves once the node has bound its RPC port (or has exited for another reason); a port taken throws PortTakenError. */
+async function rpcBound(child: ChildProcess, datadir: string, rpcPort: number): Promise<void> {
+  const debugLog = join(datadir, 'regtest', 'debug.log');
+  const log = (): string => (existsSync(debugLog) ? readFileSync(debugLog, 'utf8') : '');
+  const deadline = Date.now() + 60_000;
+  while (!RPC_BOUND.test(log()) && Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      if (RPC_PORT_TAKEN.test(log())) throw new PortTakenError(rpcPort, 'litecoind: Unable to bind any endpoint for RPC server');
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function startOn(rpcPort: number, opts: StartOptions): Promise<RegtestNode> {
   const datadir = mkdtempSync(join(tmpdir(), 'pegscope-regtest-'));
-  const rpcPort = await freePort();
   const user = 'pegscope';
   const password = randomBytes(16).toString('hex');
   const child = spawn(LITECOIND, [
@@ -111,6 +130,13 @@ export async function startRegtestNode(opts: StartOptions = {}): Promise<Regtest
     if (body.error) throw new NodeRpcError(method, body.error.code, body.error.message);
     return body.result;
   };
+
+  try {
+    await rpcBound(child, datadir, rpcPort);
+  } catch (err) {
+    rmSync(datadir, { recursive: true, force: true });
+    throw err;
+  }
 
   let stopped = false;
   const stop = async (): Promise<void> => {
