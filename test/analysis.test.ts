@@ -289,6 +289,11 @@ describe('reuse, clusters and attribution', () => {
     expect(doc.recommended_wait_blocks).toBe(P.min_wait_blocks);
     expect(doc.recommended_wait_hours).toBe(Math.round(P.min_wait_blocks * CHAIN_FACTS.block_seconds.value / 360) / 10);
     expect(doc.notes.length).toBeGreaterThan(2);
+    // The wait is stated once, in the figure of its fields (the dashboard shows the notes as they are).
+    const waits = (doc.notes as string[]).filter((note) => /\bwait/i.test(note));
+    expect(waits).toHaveLength(1);
+    expect(waits[0]).toMatch(new RegExp(`^Wait at least ${doc.recommended_wait_blocks} blocks \\(about ${doc.recommended_wait_hours} hours\\) before pegging out; `));
+    expect(waits[0]!.match(/\d+ (?:blocks|hours)/g)).toEqual([`${doc.recommended_wait_blocks} blocks`, `${doc.recommended_wait_hours} hours`]);
   });
 
   it('labels coinbase payout addresses as mining pools by their tag', async () => {

@@ -85,7 +85,7 @@ describe('the packed package', () => {
     const dry = (JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: PACKAGE, encoding: 'utf8' })) as PackEntry[])[0]!;
     expect(dry.unpackedSize).toBe(packed.unpackedSize);
     expect(dry.unpackedSize).toBeLessThan(MAX_INSTALLED_BYTES);
-    expect(dry.files.map((f) => f.path).filter((p) => !/^(?:dist\/[\w-]+\.(?:js|mjs|d\.ts|d\.mts)|package\.json|README\.md|LICENSE)$/.test(p))).toEqual([]);
+    expect(dry.files.map((f) => f.path).filter((p) => !/^(?:dist\/[\w-]+\.(?:js|js\.map|mjs|d\.ts|d\.mts)|package\.json|README\.md|LICENSE)$/.test(p))).toEqual([]);
     const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules/@pegscope/client/package.json'), 'utf8')) as Record<string, unknown>;
     for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies', 'bundleDependencies', 'gypfile']) expect(manifest[field], field).toBeUndefined();
     const scripts = (manifest.scripts ?? {}) as Record<string, string>;
@@ -140,6 +140,20 @@ console.log(JSON.stringify(Object.entries(errors).map(([name, err]) => [name, er
     expect(JSON.parse(execFileSync(process.execPath, ['errors.cjs'], { cwd: consumer, encoding: 'utf8' }))).toEqual(
       ['AmountTableError', 'AmountError', 'RangeFormatError', 'LookupError'].map((name) => [name, true, name, name]),
     );
+  });
+
+  it('its source map names the source file and line of a stack frame, installed and in a checkout', () => {
+    const throwLine = readFileSync(join(PACKAGE, 'src/lookup.ts'), 'utf8').split('\n').findIndex((line) => line.includes('throw new LookupError(`network is')) + 1;
+    expect(throwLine).toBeGreaterThan(0);
+    const script = (load: string): string => `const { RangeClient } = require(${JSON.stringify(load)});
+try { new RangeClient({ base: 'https://mirror.example', network: 'nope' }); } catch (err) { console.log(err.stack.split('\\n')[1]); }
+`;
+    writeFileSync(join(consumer, 'trace.cjs'), script('@pegscope/client'));
+    const frame = (args: string[], cwd: string): string => execFileSync(process.execPath, args, { cwd, encoding: 'utf8' }).trim();
+    expect(frame(['trace.cjs'], consumer)).toMatch(/node_modules\/@pegscope\/client\/dist\/index\.js:\d+:\d+\)$/);
+    expect(frame(['--enable-source-maps', 'trace.cjs'], consumer)).toMatch(new RegExp(`node_modules/@pegscope/client/src/lookup\\.ts:${throwLine}:\\d+\\)$`));
+    // In a checkout the frame is the file to open: packages/client/src/lookup.ts.
+    expect(frame(['--enable-source-maps', '-e', script(join(PACKAGE, 'dist/index.js'))], ROOT)).toMatch(new RegExp(`${ROOT}/packages/client/src/lookup\\.ts:${throwLine}:\\d+\\)$`));
   });
 
   it('import and require share one instance (no dual-package hazard)', () => {

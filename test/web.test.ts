@@ -1,14 +1,38 @@
-/** The explorer page's pure parts, run in Node: query parsing, popular amounts, the links table's sort, number formats. */
+/** The explorer page's pure parts, run in Node: addresses, query parsing, popular and best amounts, the links table's sort, number formats. */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { parseQuery } from '../src/web/lookup.js';
-import { nearestPopular } from '../src/web/popular.js';
+import { bestPeginAmounts, nearestPopular } from '../src/web/popular.js';
 import { sortLinks } from '../src/web/links-sort.js';
-import { coin, count, statOrder } from '../src/web/format.js';
-import { buildAmountCounts } from '@pegscope/client';
+import { coin, count, readableCoin, statOrder } from '../src/web/format.js';
+import { lookupHash, pageHash, privacyHash, privacyRoute, routeOf } from '../src/web/routes.js';
+import { buildAmountCounts, privacyOf } from '@pegscope/client';
 import { coinNumber } from '../src/domain/amount.js';
 import type { LinkRecord } from '../src/api/links.js';
 import { simAddress } from './helpers/release-tree.js';
+
+describe('the page\'s addresses', () => {
+  it('give back the page and its arguments, whatever they hold', () => {
+    fc.assert(fc.property(fc.string({ minLength: 1 }), fc.array(fc.string()), (page, args) => {
+      expect(routeOf(pageHash(page, ...args))).toEqual([page, args]);
+    }));
+    expect(lookupHash('rltc1qexample')).toBe('#/lookup/rltc1qexample');
+    expect(routeOf('#/lookup/2935')).toEqual(['lookup', ['2935']]);
+    expect(routeOf('#main')).toBeNull();
+    expect(routeOf('#/lookup/%E0%A4%A')).toEqual(['?', []]);
+  });
+
+  it('open a privacy check of an amount on either side, and say what is wrong with a bad side', () => {
+    expect(privacyHash('1.5')).toBe('#/privacy/1.5');
+    expect(privacyHash('0.4999359', 'pegout')).toBe('#/privacy/0.4999359/pegout');
+    expect(privacyRoute(routeOf(privacyHash('0.4999359', 'pegout'))![1])).toEqual({ amount: '0.4999359', side: 'pegout' });
+    expect(privacyRoute([])).toEqual({ amount: null, side: 'pegin' });
+    // The amount is the check's to judge (the router's rule, and its message); the side is judged here, as the router judges it.
+    expect(privacyRoute(['1,5'])).toEqual({ amount: '1,5', side: 'pegin' });
+    expect(privacyRoute(['1.5', 'sideways'])).toMatchObject({ error: 'side must be one of pegin, pegout; got "sideways"' });
+    expect(privacyRoute(['1.5', 'pegout', 'x'])).toMatchObject({ error: expect.stringMatching(/#\/privacy\/<amount>\/pegout/) });
+  });
+});
 
 describe('the lookup box', () => {
   it('takes heights, 64-hex keys and addresses of the release network only, like the router', () => {
@@ -40,6 +64,18 @@ describe('popular amounts near a checked amount', () => {
   });
 });
 
+describe('the best peg-in amounts', () => {
+  it('are amounts a person would type, as every privacy suggestion is: at most 3 significant digits', () => {
+    const rows = [1, 0.9999837, 10, 0.5, 4.9999837, 0.125, 0.1234].map((amount, i) => ({ amount, anonymity_set: 100 - i }));
+    expect(bestPeginAmounts(rows).map((r) => r.amount)).toEqual([1, 10, 0.5, 0.125]);
+    // The same rule as the suggestions: a suggested amount always passes it.
+    const table = buildAmountCounts({ pegin: [[120_000_000, 40]], pegout: [] });
+    const suggested = privacyOf(table, 111_111_111, 'pegin').suggested_amount!;
+    expect(suggested).toBe(1.2);
+    expect(bestPeginAmounts([{ amount: suggested, anonymity_set: 1 }])).toHaveLength(1);
+  });
+});
+
 describe('the top links table', () => {
   const link = (i: number, confidence: number, gap: number, risk: number | null): LinkRecord => ({
     pegout_txid: `o${i}`, pegout_vout: 0, pegout_height: 100 + i, pegout_amount: 1 + i, pegout_address: null, pegout_entity: null, pegout_category: null,
@@ -65,6 +101,15 @@ describe('number formats', () => {
     expect(coin(49265.80371186)).toBe('49,265.80371186');
     expect(coin(0.00000001)).toBe('0.00000001');
     expect(count(1234567)).toBe('1,234,567');
+  });
+
+  it('rounds headline amounts for reading: whole coins from 1,000, cents from 1, three significant digits below', () => {
+    expect(readableCoin(49265.80371186)).toBe('49,266');
+    expect(readableCoin(1000)).toBe('1,000');
+    expect(readableCoin(12.345)).toBe('12.35');
+    expect(readableCoin(0.012345)).toBe('0.0123');
+    expect(readableCoin(0.00000001)).toBe('0.00000001');
+    for (const amount of [49265.80371186, 37639.69052393, 5.5, 0.31415926]) expect(readableCoin(amount).length).toBeLessThanOrEqual(7);
   });
 
   it('orders headline figures peg-ins first, keys added later at the end', () => {

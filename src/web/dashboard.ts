@@ -2,10 +2,12 @@
 import type { LinkRecord } from '../api/links.js';
 import { linksCsvOf } from '../api/csv-rows.js';
 import { h, show } from './dom.js';
-import { coin, count, isAmountStat, statLabel, statOrder, statValue } from './format.js';
+import { coin, count, isAmountStat, readableCoin, statLabel, statOrder, statValue } from './format.js';
 import * as data from './data.js';
-import { go, navLink } from './nav.js';
-import { blockLink, confidenceBar, lookupButton } from './pegs-view.js';
+import { go } from './nav.js';
+import { blockLink, confidenceBar, lookupLink } from './pegs-view.js';
+import { pageHash, privacyHash } from './routes.js';
+import { bestPeginAmounts, type AmountRow } from './popular.js';
 import { downloadButton } from './download.js';
 import { sortLinks, LINK_COLUMNS, type LinkSort } from './links-sort.js';
 
@@ -23,13 +25,13 @@ export async function render(main: HTMLElement): Promise<void> {
       h('h2', { id: 'stats-h' }, 'Headline figures'),
       h('dl', { class: 'stats' }, statOrder(Object.keys(stats.stats)).map((key) => h('div', { class: 'stat' },
         h('dt', {}, statLabel(key)),
-        h('dd', { 'data-stat': key }, statValue(stats.stats[key]!), isAmountStat(key) ? ` ${unit}` : null))))),
+        statFigure(key, stats.stats[key]!, unit))))),
     h('section', { 'aria-labelledby': 'rec-h' },
       h('h2', { id: 'rec-h' }, 'Recommendations'),
       h('div', { class: 'columns' },
-        amountList('Best peg-in amounts now', r.best_pegin_amounts, 'pegin', unit),
+        amountList('Best peg-in amounts now', bestPeginAmounts(r.best_pegin_amounts), 'pegin', unit),
         amountList('Common peg-out amounts', r.best_pegout_amounts, 'pegout', unit)),
-      h('p', {}, `Wait at least ${count(r.recommended_wait_blocks)} blocks (about ${count(r.recommended_wait_hours)} hours) between pegging in and pegging out.`),
+      // The notes state the wait (recommended_wait_blocks, with the reason), so the page does not repeat it.
       h('ul', { class: 'notes' }, r.notes.map((note) => h('li', {}, note)))),
     linksSection(links.links, links.min_confidence, unit),
     h('section', { 'aria-labelledby': 'block-h' },
@@ -37,7 +39,7 @@ export async function render(main: HTMLElement): Promise<void> {
       h('form', {
         class: 'query', onsubmit: (event) => {
           event.preventDefault();
-          go(`#/block/${blockInput.value.trim()}`);
+          go(pageHash('block', blockInput.value.trim()));
         },
       },
       h('label', { for: 'block-height' }, 'Block height'),
@@ -46,11 +48,17 @@ export async function render(main: HTMLElement): Promise<void> {
   );
 }
 
-function amountList(title: string, rows: { amount: number; anonymity_set: number }[], side: 'pegin' | 'pegout', unit: string): HTMLElement {
+/** A headline figure: amounts rounded for reading, with every decimal in the tooltip. */
+function statFigure(key: string, value: number, unit: string): HTMLElement {
+  if (!isAmountStat(key)) return h('dd', { 'data-stat': key }, statValue(value));
+  return h('dd', { 'data-stat': key, 'data-value': value, title: `${coin(value)} ${unit}` }, `${readableCoin(value)} ${unit}`);
+}
+
+function amountList(title: string, rows: readonly AmountRow[], side: 'pegin' | 'pegout', unit: string): HTMLElement {
   return h('div', {},
     h('h3', {}, title),
     rows.length ? h('ol', { class: 'amounts' }, rows.map((row) => h('li', {},
-      navLink('#/privacy', { amount: coin(row.amount).replace(/,/g, ''), side }, `${coin(row.amount)} ${unit}`, { 'aria-label': `Check ${coin(row.amount)} ${unit}` }),
+      h('a', { href: privacyHash(coin(row.amount).replace(/,/g, ''), side), 'aria-label': `Check ${coin(row.amount)} ${unit}` }, `${coin(row.amount)} ${unit}`),
       ` used ${count(row.anonymity_set)} times`))) : h('p', {}, 'None yet.'));
 }
 
@@ -77,8 +85,8 @@ function linksSection(all: LinkRecord[], minConfidence: number, unit: string): H
       }))),
       h('tbody', {}, shown.map((l) => h('tr', {},
         h('td', {}, confidenceBar(l.confidence)),
-        h('td', { class: 'num' }, `${coin(l.pegin_amount)} ${unit}`, h('br'), lookupButton(l.pegin_txid)),
-        h('td', { class: 'num' }, `${coin(l.pegout_amount)} ${unit}`, h('br'), lookupButton(l.pegout_txid)),
+        h('td', { class: 'num' }, `${coin(l.pegin_amount)} ${unit}`, h('br'), lookupLink(l.pegin_txid)),
+        h('td', { class: 'num' }, `${coin(l.pegout_amount)} ${unit}`, h('br'), lookupLink(l.pegout_txid)),
         h('td', { class: 'num' }, count(l.block_gap)),
         h('td', { class: 'num' }, count(l.candidate_count)),
         h('td', { class: 'num' }, l.risk_score ?? '—'),

@@ -14,6 +14,19 @@ export function coin(amount: number): string {
   return fraction ? `${grouped}.${fraction}` : grouped;
 }
 
+const CENTS = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+const SIGNIFICANT = new Intl.NumberFormat('en-US', { maximumSignificantDigits: 3 });
+
+/**
+ * A coin amount rounded for reading, where the exact one does not fit:
+ * whole coins from 1,000, cents from 1, three significant digits below.
+ * 49265.80371186 → "49,266", 12.345 → "12.35", 0.012345 → "0.0123".
+ */
+export function readableCoin(amount: number): string {
+  const size = Math.abs(amount);
+  return (size >= 1000 ? GROUPED : size >= 1 ? CENTS : SIGNIFICANT).format(amount);
+}
+
 /** A number with the precision it was published with: counts grouped, fractions as given. */
 export function statValue(value: number): string {
   return Number.isInteger(value) ? count(value) : coin(value);

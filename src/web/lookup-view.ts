@@ -1,11 +1,16 @@
-/** The private lookup page: an address, txid, block height or hash, looked up without telling the host (where ranges exist). */
+/**
+ * The private lookup page: an address, txid, block height or hash, looked up
+ * without telling the host (where ranges exist). `#/lookup/<q>` opens a
+ * lookup; the form and every key in a result go to such an address.
+ */
 import type { TraceDocument } from '../api/trace.js';
 import { traceCsv } from '../api/csv-rows.js';
 import { h, show, type Child } from './dom.js';
 import { coin, count } from './format.js';
 import * as data from './data.js';
 import { openLookup, parseQuery, type Found, type LookupSource, type Query } from './lookup.js';
-import { takeIntent, go } from './nav.js';
+import { go, redirect } from './nav.js';
+import { lookupHash, pageHash } from './routes.js';
 import { attributionText, followPath, pegLists } from './pegs-view.js';
 import { downloadButton } from './download.js';
 
@@ -37,27 +42,26 @@ export function lookupNotice(lookup: LookupSource): HTMLElement {
     h('br'), h('small', {}, `Why: ${lookup.reason ?? 'no range index'}.`));
 }
 
-export async function render(main: HTMLElement): Promise<void> {
-  const intent = takeIntent();
+export async function render(main: HTMLElement, args: string[]): Promise<void> {
+  const [q = null] = args;
   const envelope = await data.envelope();
   const lookup = await lookupSource();
   const input = h('input', { id: 'lookup-q', name: 'q', type: 'text', autocomplete: 'off', spellcheck: 'false', required: true, 'aria-describedby': 'lookup-help' });
   const result = h('section', { id: 'lookup-result', 'aria-live': 'polite' });
-  const run = (text: string): void => {
-    input.value = text;
-    void lookUp(text, envelope.network, envelope.unit, lookup, result);
-  };
   const form = h('form', {
     class: 'query', onsubmit: (event) => {
       event.preventDefault();
-      run(input.value);
+      go(lookupHash(input.value.trim()));
     },
   },
   h('label', { for: 'lookup-q' }, 'Address, transaction id, block height or block hash'),
   h('div', { class: 'row' }, input, h('button', { type: 'submit' }, lookup.sendsKey ? 'Look up (sends the key)' : 'Look up')),
   h('p', { id: 'lookup-help', class: 'help' }, `Checked here with the same checksum code as the API: ${envelope.network} addresses only.`));
   show(main, h('h1', { tabindex: -1 }, 'Private lookup'), lookupNotice(lookup), form, result);
-  if (intent.lookup) run(intent.lookup);
+  if (q !== null) {
+    input.value = q;
+    await lookUp(q, envelope.network, envelope.unit, lookup, result);
+  }
 }
 
 async function lookUp(text: string, network: TraceDocument['network'], unit: string, lookup: LookupSource, out: HTMLElement): Promise<void> {
@@ -73,7 +77,7 @@ async function lookUp(text: string, network: TraceDocument['network'], unit: str
 
 async function resultOf(query: Query, unit: string, lookup: LookupSource): Promise<Child[]> {
   if (query.kind === 'height') {
-    go(`#/block/${query.value}`);
+    redirect(pageHash('block', query.value));
     return [];
   }
   const trace = await lookup.trace(query.value);
@@ -81,7 +85,7 @@ async function resultOf(query: Query, unit: string, lookup: LookupSource): Promi
   if (query.kind === 'hash') {
     const block = await lookup.block(query.value);
     if (block) {
-      go(`#/block/${block.value.block.height}`);
+      redirect(pageHash('block', String(block.value.block.height)));
       return [];
     }
   }

@@ -1,8 +1,8 @@
 /**
  * The explorer page: a static single page over a pegscope release, served
- * from the release itself by any host. Pages are hash routes; everything a
- * reader types (an amount, an address) stays in this page unless the page
- * says otherwise.
+ * from the release itself by any host. Pages and results are hash routes
+ * (routes.ts); everything a reader types (an amount, an address) stays in
+ * this browser unless the page says otherwise.
  */
 import type { Envelope } from '../api/envelope.js';
 import { byId, h, show } from './dom.js';
@@ -13,6 +13,7 @@ import * as privacy from './privacy-view.js';
 import * as lookup from './lookup-view.js';
 import * as block from './block-view.js';
 import * as docs from './docs-view.js';
+import { routeOf } from './routes.js';
 
 type Render = (main: HTMLElement, args: string[]) => Promise<void>;
 
@@ -26,19 +27,6 @@ const PAGES: Record<string, { title: string; render: Render }> = {
   methodology: { title: 'Methodology', render: (main) => docs.render(main, 'methodology') },
   api: { title: 'API', render: (main) => docs.render(main, 'api') },
 };
-
-/** `#/block/12` → ['block', '12']; hashes that are not routes (`#main`) → null. */
-function routeOf(hash: string): [string, string[]] | null {
-  if (hash === '' || hash === '#') return ['', []];
-  if (!hash.startsWith('#/')) return null;
-  try {
-    const [page = '', ...args] = hash.slice(2).split('/').map(decodeURIComponent);
-    return [page, args];
-  } catch {
-    // A malformed %-escape: no page of ours.
-    return ['?', []];
-  }
-}
 
 let rendering = 0;
 

@@ -1,41 +1,17 @@
 /**
- * Page navigation by hash (`#/lookup`, `#/block/123`): the fragment never
- * leaves the browser. What a page is asked to show (a key to look up, an
- * amount to check) is handed over in memory, not in the URL, so it stays out
- * of the address bar and the history.
+ * Moving between pages: every page and result is a hash (routes.ts), so
+ * back and forward move between results and a result can be shared. The
+ * fragment never leaves the browser, so a key or an amount in it stays on
+ * this device.
  */
-import type { Side } from '@pegscope/client';
 
-export interface Intent {
-  lookup?: string;
-  amount?: string;
-  side?: Side;
-}
-
-let pending: Intent = {};
-
-export function go(hash: string, intent: Intent = {}): void {
-  pending = intent;
+/** Opens `hash`, and shows it again when it is already open (a form submitted twice). */
+export function go(hash: string): void {
   if (location.hash === hash) window.dispatchEvent(new HashChangeEvent('hashchange'));
   else location.hash = hash;
 }
 
-/** The intent of the navigation that opened this page, once. */
-export function takeIntent(): Intent {
-  const intent = pending;
-  pending = {};
-  return intent;
-}
-
-/** A link to a page that also hands it an intent. */
-export function navLink(hash: string, intent: Intent, label: string, attrs: Record<string, string> = {}): HTMLAnchorElement {
-  const a = document.createElement('a');
-  a.href = hash;
-  a.textContent = label;
-  for (const [name, value] of Object.entries(attrs)) a.setAttribute(name, value);
-  a.addEventListener('click', (event) => {
-    event.preventDefault();
-    go(hash, intent);
-  });
-  return a;
+/** Shows `hash` in this page's place in the history (a lookup of a height is that block's page; back skips it). */
+export function redirect(hash: string): void {
+  location.replace(hash);
 }

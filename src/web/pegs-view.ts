@@ -3,15 +3,15 @@ import type { Attribution, PeginLink, PeginNode, PegoutLink, PegoutNode } from '
 import type { Follow } from '../api/follow.js';
 import { h, type Child } from './dom.js';
 import { coin, count, percent, short, utc } from './format.js';
-import { go } from './nav.js';
+import { lookupHash, pageHash } from './routes.js';
 
-/** A key the reader can look up next (an address or a txid), as a button. */
-export function lookupButton(key: string, label = short(key)): HTMLButtonElement {
-  return h('button', { type: 'button', class: 'key', title: key, 'aria-label': `Look up ${key}`, onclick: () => go('#/lookup', { lookup: key }) }, label);
+/** A key the reader can look up next (an address or a txid): a link to its lookup's address. */
+export function lookupLink(key: string, label = short(key)): HTMLAnchorElement {
+  return h('a', { class: 'key', href: lookupHash(key), title: key, 'aria-label': `Look up ${key}` }, label);
 }
 
 export function blockLink(height: number): HTMLAnchorElement {
-  return h('a', { href: `#/block/${height}` }, `block ${count(height)}`);
+  return h('a', { href: pageHash('block', String(height)) }, `block ${count(height)}`);
 }
 
 /** Link confidence as a bar with its value in words. */
@@ -42,8 +42,8 @@ const reasonsList = (reasons: readonly string[]): Child =>
 function peginLink(l: PeginLink, unit: string): HTMLElement {
   return h('li', { class: 'link' },
     confidenceBar(l.confidence),
-    h('p', {}, 'Likely exit: peg-out of ', h('strong', {}, `${coin(l.pegout_amount)} ${unit}`), ' in ', lookupButton(l.pegout_txid),
-      l.pegout_address ? [' to ', lookupButton(l.pegout_address)] : null,
+    h('p', {}, 'Likely exit: peg-out of ', h('strong', {}, `${coin(l.pegout_amount)} ${unit}`), ' in ', lookupLink(l.pegout_txid),
+      l.pegout_address ? [' to ', lookupLink(l.pegout_address)] : null,
       l.pegout_entity ? ` (${l.pegout_entity}, ${l.pegout_category ?? 'other'})` : null,
       `, ${count(l.block_gap)} blocks later; ${count(l.candidate_count)} candidate peg-in(s).`),
     reasonsList(l.reasons));
@@ -52,7 +52,7 @@ function peginLink(l: PeginLink, unit: string): HTMLElement {
 function pegoutLink(l: PegoutLink, unit: string): HTMLElement {
   return h('li', { class: 'link' },
     confidenceBar(l.confidence),
-    h('p', {}, 'Likely source: peg-in of ', h('strong', {}, `${coin(l.pegin_amount)} ${unit}`), ' in ', lookupButton(l.pegin_txid),
+    h('p', {}, 'Likely source: peg-in of ', h('strong', {}, `${coin(l.pegin_amount)} ${unit}`), ' in ', lookupLink(l.pegin_txid),
       ' at ', blockLink(l.pegin_height), `, ${count(l.block_gap)} blocks earlier; ${count(l.candidate_count)} candidate peg-in(s).`),
     reasonsList(l.reasons));
 }
@@ -60,11 +60,11 @@ function pegoutLink(l: PegoutLink, unit: string): HTMLElement {
 export function peginCard(p: PeginNode, unit: string): HTMLElement {
   return h('article', { class: 'peg' },
     h('h4', {}, `Peg-in of ${coin(p.amount)} ${unit}`),
-    h('p', { class: 'meta' }, lookupButton(p.txid), `:${p.vout} · `, blockLink(p.block_height), ` · ${utc(p.block_time)}`),
-    h('p', {}, 'Funded by ', p.source_address ? lookupButton(p.source_address) : 'an address-less input',
+    h('p', { class: 'meta' }, lookupLink(p.txid), `:${p.vout} · `, blockLink(p.block_height), ` · ${utc(p.block_time)}`),
+    h('p', {}, 'Funded by ', p.source_address ? lookupLink(p.source_address) : 'an address-less input',
       p.input_count > 1 ? ` and ${p.input_count - 1} more input(s)` : null, '.'),
     p.inputs.length > 1 ? h('details', {}, h('summary', {}, `${p.inputs.length} inputs`),
-      h('ul', {}, p.inputs.map((i) => h('li', {}, i.address ? lookupButton(i.address) : 'no address', ` ${coin(i.value)} ${unit}, ${attributionText(i.attribution)}`)))) : null,
+      h('ul', {}, p.inputs.map((i) => h('li', {}, i.address ? lookupLink(i.address) : 'no address', ` ${coin(i.value)} ${unit}, ${attributionText(i.attribution)}`)))) : null,
     p.score ? [scoreBar(p.score.privacy_score, 'privacy'), ` anonymity set ${count(p.score.anonymity_set)}`, reasonsList(p.score.reasons)] : null,
     p.links.length ? [h('h5', {}, `Links (${p.links.length})`), h('ul', { class: 'links' }, p.links.map((l) => peginLink(l, unit)))] : h('p', {}, 'No link to a peg-out is reported.'));
 }
@@ -72,8 +72,8 @@ export function peginCard(p: PeginNode, unit: string): HTMLElement {
 export function pegoutCard(p: PegoutNode, unit: string): HTMLElement {
   return h('article', { class: 'peg' },
     h('h4', {}, `Peg-out of ${coin(p.amount)} ${unit}`),
-    h('p', { class: 'meta' }, lookupButton(p.txid), `:${p.vout} · `, blockLink(p.block_height), ` · ${utc(p.block_time)}`),
-    h('p', {}, 'Paid to ', p.address ? lookupButton(p.address) : 'a script without address', `, ${attributionText(p.attribution)}.`),
+    h('p', { class: 'meta' }, lookupLink(p.txid), `:${p.vout} · `, blockLink(p.block_height), ` · ${utc(p.block_time)}`),
+    h('p', {}, 'Paid to ', p.address ? lookupLink(p.address) : 'a script without address', `, ${attributionText(p.attribution)}.`),
     p.score ? [scoreBar(p.score.risk_score, 'risk'), reasonsList(p.score.reasons)] : null,
     p.links.length ? [h('h5', {}, `Links (${p.links.length})`), h('ul', { class: 'links' }, p.links.map((l) => pegoutLink(l, unit)))] : h('p', {}, 'No link to a peg-in is reported.'));
 }
@@ -110,13 +110,13 @@ export function pegLists(pegins: readonly PeginNode[], pegouts: readonly PegoutN
 /** The follow chain as a path: each hop's confidence, and the confidence of the whole chain up to it. */
 export function followPath(follow: Follow): HTMLElement {
   if (follow.hops.length === 0) return h('p', {}, 'No chain: this address funded no peg-in with a reported exit.');
-  const steps: Child[] = [h('li', { class: 'node' }, 'Start: ', lookupButton(follow.query, follow.query))];
+  const steps: Child[] = [h('li', { class: 'node' }, 'Start: ', lookupLink(follow.query, follow.query))];
   for (const [i, hop] of follow.hops.entries()) {
     steps.push(h('li', { class: 'hop' },
-      h('p', {}, `Hop ${i + 1}: peg-in `, lookupButton(hop.pegin.txid), ' → peg-out ', lookupButton(hop.pegout.txid)),
+      h('p', {}, `Hop ${i + 1}: peg-in `, lookupLink(hop.pegin.txid), ' → peg-out ', lookupLink(hop.pegout.txid)),
       confidenceBar(hop.confidence, 'this hop'),
       confidenceBar(hop.cumulative_confidence, 'whole path so far')));
-    steps.push(h('li', { class: 'node' }, hop.to ? lookupButton(hop.to, hop.to) : 'a script without address',
+    steps.push(h('li', { class: 'node' }, hop.to ? lookupLink(hop.to, hop.to) : 'a script without address',
       hop.to_attribution ? `, ${attributionText(hop.to_attribution)}` : null));
   }
   return h('div', {},

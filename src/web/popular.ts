@@ -1,4 +1,5 @@
-import { privacyOf, type AmountCounts, type Litoshi, type Privacy, type Side } from '@pegscope/client';
+import { isSuggestable, privacyOf, type AmountCounts, type Litoshi, type Privacy, type Side } from '@pegscope/client';
+import { parseNodeValue } from '../domain/amount.js';
 
 /** How many of a side's most used amounts count as popular. */
 const POPULAR = 40;
@@ -18,4 +19,20 @@ export function nearestPopular(table: AmountCounts, amount: Litoshi, side: Side,
     .slice(0, n)
     .map(([value]) => privacyOf(table, value, side))
     .sort((a, b) => a.amount_litoshi - b.amount_litoshi);
+}
+
+/** A row of the recommendations' amount lists (docs/api.md, `recommendations`). */
+export interface AmountRow {
+  amount: number;
+  anonymity_set: number;
+}
+
+/**
+ * The recommendations' best peg-in amounts that a person would type, by the
+ * rule every privacy suggestion follows (isSuggestable): 0.9999837 (1 minus a
+ * fee) can be among the most used, but it is no amount to advise.
+ */
+export function bestPeginAmounts(rows: readonly AmountRow[]): AmountRow[] {
+  // A JSON coin amount has at most 8 decimals, as a node's does.
+  return rows.filter((row) => isSuggestable(parseNodeValue(row.amount)));
 }

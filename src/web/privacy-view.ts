@@ -1,27 +1,30 @@
-/** The privacy checker: an amount scored in this browser from the amount table; the amount is never sent. */
+/**
+ * The privacy checker: an amount scored in this browser from the amount
+ * table; the amount is never sent. `#/privacy/<amount>[/pegout]` opens a
+ * check; the form goes to that address, so back returns to the last one.
+ */
 import { AmountError, formatCoin, parsePositiveCoinAmount, privacyOf, type AmountTable, type Privacy, type Side } from '@pegscope/client';
 import { h, show } from './dom.js';
 import { coin, count } from './format.js';
 import * as data from './data.js';
-import { takeIntent } from './nav.js';
+import { go } from './nav.js';
+import { privacyHash, privacyRoute } from './routes.js';
 import { scoreBar } from './pegs-view.js';
 import { nearestPopular } from './popular.js';
 
-export async function render(main: HTMLElement): Promise<void> {
-  const intent = takeIntent();
+export async function render(main: HTMLElement, args: string[]): Promise<void> {
+  const route = privacyRoute(args);
   const [envelope, table] = await Promise.all([data.envelope(), data.amounts()]);
   const unit = envelope.unit;
   const amount = h('input', { id: 'privacy-amount', name: 'amount', type: 'text', inputmode: 'decimal', autocomplete: 'off', required: true, 'aria-describedby': 'privacy-help' });
   const sideInput = (value: Side, label: string) => h('label', { class: 'choice' },
-    h('input', { type: 'radio', name: 'side', value, checked: value === (intent.side ?? 'pegin') }), ` ${label}`);
+    h('input', { type: 'radio', name: 'side', value, checked: value === route.side }), ` ${label}`);
   const result = h('section', { id: 'privacy-result', 'aria-live': 'polite' });
   const form: HTMLFormElement = h('form', {
     class: 'query', onsubmit: (event) => {
       event.preventDefault();
-      check(table, amount.value, selectedSide(form), unit, result, (next) => {
-        amount.value = next;
-        form.requestSubmit();
-      });
+      // Spaces around what was typed or pasted are the form's to drop; the address itself is as strict as the router's `amount`.
+      go(privacyHash(amount.value.trim(), selectedSide(form)));
     },
   },
   h('label', { for: 'privacy-amount' }, `Amount (${unit})`),
@@ -29,21 +32,19 @@ export async function render(main: HTMLElement): Promise<void> {
   h('fieldset', {}, h('legend', {}, 'Side'), sideInput('pegin', 'Peg-in (coins enter MWEB)'), sideInput('pegout', 'Peg-out (coins leave MWEB)')),
   h('p', { id: 'privacy-help', class: 'help' }, 'Up to 8 decimals, e.g. 1.5. Scored in this page from the release\'s amount table (api/amounts.json, the same for every visitor): the amount is never sent anywhere.'));
   show(main, h('h1', { tabindex: -1 }, 'Privacy check'), form, result);
-  if (intent.amount) {
-    amount.value = intent.amount;
-    form.requestSubmit();
-  }
+  if (route.amount !== null) amount.value = route.amount;
+  if (route.error) show(result, h('p', { class: 'error', role: 'alert' }, `${route.error}.`));
+  else if (route.amount !== null) check(table, route.amount, route.side, unit, result);
 }
 
 function selectedSide(form: HTMLFormElement): Side {
   return (new FormData(form).get('side') === 'pegout' ? 'pegout' : 'pegin');
 }
 
-function check(table: AmountTable, text: string, side: Side, unit: string, out: HTMLElement, pick: (amount: string) => void): void {
+function check(table: AmountTable, text: string, side: Side, unit: string, out: HTMLElement): void {
   let litoshi: number;
   try {
-    // Spaces around what was typed or pasted are the form's to drop; parsing itself is as strict as the router's.
-    litoshi = parsePositiveCoinAmount(text.trim());
+    litoshi = parsePositiveCoinAmount(text);
   } catch (err) {
     if (!(err instanceof AmountError)) throw err;
     return show(out, h('p', { class: 'error', role: 'alert' }, `${err.message}.`));
@@ -62,12 +63,12 @@ function check(table: AmountTable, text: string, side: Side, unit: string, out: 
       h('dt', {}, 'Exactly this amount'), h('dd', { 'data-field': 'exact_set' }, `${count(privacy.exact_set)} ${privacy.exact_set === 1 ? 'time' : 'times'}`),
       h('dt', {}, 'Same rounding bucket'), h('dd', { 'data-field': 'rounded_set' },
         `${count(privacy.rounded_set)} in ${coin(privacy.rounded_low)} to ${coin(privacy.rounded_high)} (rounds to ${coin(privacy.rounded)})`)),
-    popularTable(popular, unit, pick),
+    popularTable(popular, side, unit),
     h('details', {}, h('summary', {}, 'The result as the API gives it'), h('pre', { 'data-privacy-json': '' }, JSON.stringify(privacy, null, 2))),
   );
 }
 
-function popularTable(popular: Privacy[], unit: string, pick: (amount: string) => void): HTMLElement {
+function popularTable(popular: Privacy[], side: Side, unit: string): HTMLElement {
   if (popular.length === 0) return h('p', {}, 'No popular amount on this side yet.');
   return h('section', { class: 'popular' },
     h('h3', {}, 'Popular amounts nearby'),
@@ -76,5 +77,5 @@ function popularTable(popular: Privacy[], unit: string, pick: (amount: string) =
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, `Amount (${unit})`), h('th', { scope: 'col' }, 'Used'), h('th', { scope: 'col' }, 'Score'), h('th', { scope: 'col' }, 'Rating'), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Action')))),
       h('tbody', {}, popular.map((p) => h('tr', {},
         h('td', { class: 'num' }, coin(p.amount)), h('td', { class: 'num' }, count(p.exact_set)), h('td', { class: 'num' }, p.privacy_score), h('td', {}, p.rating),
-        h('td', {}, h('button', { type: 'button', onclick: () => pick(formatCoin(p.amount_litoshi)), 'aria-label': `Check ${coin(p.amount)}` }, 'Check')))))));
+        h('td', {}, h('a', { href: privacyHash(formatCoin(p.amount_litoshi), side), 'aria-label': `Check ${coin(p.amount)}` }, 'Check')))))));
 }

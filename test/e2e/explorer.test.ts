@@ -21,6 +21,7 @@ import { startPlainServer, type PlainServer } from '../helpers/plain-server.js';
 import { CONTENT_SECURITY_POLICY } from '../../src/api/explorer.js';
 import { browserTestsEnabled, launchBrowser, type Browser } from '../helpers/browser.js';
 import { nginxAvailable, startNginx, type RunningNginx } from '../../scripts/lib/nginx.js';
+import { isSuggestable, parseCoinAmount } from '@pegscope/client';
 
 const SHOTS = fileURLToPath(new URL('../../test-output/explorer/', import.meta.url));
 const FIRST_LOAD_BUDGET = 200 * 1024;
@@ -174,7 +175,23 @@ describe.runIf(enabled).each(servers)('the explorer served by %s', (server) => {
     const stats = (await api('/api/stats')).stats as Record<string, number>;
     const shown = await v.page.$$eval('[data-stat]', (els) => els.map((el) => [el.getAttribute('data-stat')!, el.textContent!] as const));
     expect(shown.map(([key]) => key).sort()).toEqual(Object.keys(stats).sort());
-    for (const [key, text] of shown) expect(parseShown(text), key).toBe(stats[key]);
+    // Amounts are rounded for reading, every decimal in the tooltip; counts are exact.
+    const amounts = await v.page.$$eval('[data-stat$=_amount]', (els) => els.map((el) => [el.getAttribute('data-stat')!, el.getAttribute('title')!, el.getAttribute('data-value')!] as const));
+    expect(amounts.length).toBe(2);
+    for (const [key, text] of shown) {
+      if (key.endsWith('_amount')) expect(Math.abs(parseShown(text) - stats[key]!), key).toBeLessThanOrEqual(0.5);
+      else expect(parseShown(text), key).toBe(stats[key]);
+    }
+    for (const [key, title, value] of amounts) {
+      expect(parseShown(title), key).toBe(stats[key]);
+      expect(Number(value), key).toBe(stats[key]);
+    }
+    // No figure overflows its card, on a wide screen or a phone's.
+    for (const width of [1200, 360]) {
+      await v.page.setViewportSize({ width, height: 900 });
+      expect(await v.page.$$eval('.stat', (els) => els.filter((el) => el.scrollWidth > el.clientWidth).map((el) => el.textContent)), `${width}px`).toEqual([]);
+    }
+    await v.page.setViewportSize({ width: 1200, height: 900 });
     await v.page.waitForSelector('[data-network]');
     expect(await v.page.textContent('[data-network]')).toBe('sim');
     expect(await v.page.textContent('#status')).toMatch(/height 20,431 · analysed \d+ (s|min|h|days) ago/);
@@ -207,12 +224,11 @@ describe.runIf(enabled).each(servers)('the explorer served by %s', (server) => {
       expect(local).toEqual((await api(`/api/privacy?amount=${amount}&side=${side}`)).privacy);
       expect(await v.page.textContent('[data-field=window]')).toContain(`${local.window.low} to ${local.window.high}`);
     }
-    // A popular amount picked from the table is checked the same way.
-    await v.page.check('input[name=side][value=pegin]');
-    await v.page.click('.popular tbody tr:first-child button');
-    const picked = await v.page.inputValue('#privacy-amount');
-    await v.page.waitForFunction((a) => JSON.parse(document.querySelector('[data-privacy-json]')?.textContent ?? '{}').amount === Number(a), picked);
-    expect(JSON.parse((await v.page.textContent('[data-privacy-json]'))!)).toEqual((await api(`/api/privacy?amount=${picked}`)).privacy);
+    // A popular amount picked from the table is checked the same way, on the side of the result it was listed for.
+    const picked = /^#\/privacy\/([\d.]+)\/pegout$/.exec((await v.page.getAttribute('.popular tbody tr:first-child a', 'href'))!)![1]!;
+    await v.page.click('.popular tbody tr:first-child a');
+    expect(await privacyShown(v.page, picked, 'pegout')).toEqual((await api(`/api/privacy?amount=${picked}&side=pegout`)).privacy);
+    expect(await v.page.inputValue('#privacy-amount')).toBe(picked);
     for (const amount of ['0.31415926', '31415926', '0.27182818', '27182818']) {
       expect(v.requests.filter((url) => url.includes(amount)), amount).toEqual([]);
     }
@@ -239,7 +255,7 @@ describe.runIf(enabled).each(servers)('the explorer served by %s', (server) => {
     expect(links).toBeGreaterThan(0);
     for (const more of await v.page.$$('#lookup-result section.pegs > button')) await more.click();
     expect(await v.page.$$eval('#lookup-result li.link', (els) => els.length)).toBe(links);
-    expect(await v.page.$(`#lookup-result li.link button[title="${top.pegin_txid}"]`)).not.toBeNull();
+    expect(await v.page.$(`#lookup-result li.link a[title="${top.pegin_txid}"]`)).not.toBeNull();
     expect(await v.page.$$eval('#lookup-result li.link meter', (els) => els.length)).toBe(links);
 
     // Downloads: the exact JSON the API answers, and the API's CSV made in the page.
@@ -278,6 +294,111 @@ describe.runIf(enabled).each(servers)('the explorer served by %s', (server) => {
     expect(await unreachedByTab(v.page)).toEqual([]);
     await v.page.locator('#chart-distribution').scrollIntoViewIfNeeded();
     await done(v, server, 'charts');
+  });
+});
+
+/** The text of the lookup result's heading key, once it is `q`. */
+const lookupShows = (page: Page, q: string): Promise<unknown> =>
+  page.waitForFunction((key) => document.querySelector('#lookup-result h2 code')?.textContent === key, q);
+
+/** The privacy result as the page computed it, once it is for `amount` on `side`. */
+async function privacyShown(page: Page, amount: string, side = 'pegin'): Promise<unknown> {
+  await page.waitForFunction(([a, s]) => {
+    const shown = JSON.parse(document.querySelector('[data-privacy-json]')?.textContent ?? '{}') as { amount?: number; side?: string };
+    return shown.amount === Number(a) && shown.side === s;
+  }, [amount, side] as const);
+  return JSON.parse((await page.textContent('[data-privacy-json]'))!);
+}
+
+/** The page's message, once it names `bad`; the router's error for the same text is the same message. */
+async function errorShown(page: Page, selector: string, bad: string): Promise<string> {
+  await page.waitForFunction(([sel, b]) => document.querySelector(sel)?.textContent?.includes(JSON.stringify(b)), [selector, bad] as const);
+  return (await page.textContent(selector))!;
+}
+
+describe.runIf(enabled).each(['router', 'directory'] as ServerName[])('deep links into the explorer served by %s', (server) => {
+  const open = (page: Page, hash: string): Promise<unknown> => page.goto(`${bases[server]}${hash}`);
+  const hashOf = (page: Page): string => new URL(page.url()).hash;
+
+  it('#/lookup/<q> opens the lookup; a key in the result opens its own; back and forward move between them', async () => {
+    const top = (await api('/api/links')).links[0];
+    const address = top.pegout_address as string;
+    const v = await visit(server, `#/lookup/${address}`);
+    await lookupShows(v.page, address);
+    expect(await v.page.inputValue('#lookup-q')).toBe(address);
+    const key = v.page.locator(`#lookup-result li.link a[title="${top.pegin_txid}"]`).first();
+    expect(await key.getAttribute('href')).toBe(`#/lookup/${top.pegin_txid}`);
+    await key.click();
+    await lookupShows(v.page, top.pegin_txid);
+    expect(hashOf(v.page)).toBe(`#/lookup/${top.pegin_txid}`);
+    await v.page.goBack();
+    await lookupShows(v.page, address);
+    await v.page.goForward();
+    await lookupShows(v.page, top.pegin_txid);
+    // A typed key goes to its address too.
+    await v.page.fill('#lookup-q', ` ${top.pegout_txid} `);
+    await v.page.press('#lookup-q', 'Enter');
+    await lookupShows(v.page, top.pegout_txid);
+    expect(hashOf(v.page)).toBe(`#/lookup/${top.pegout_txid}`);
+    // A height is its block's page, in the lookup's place: back does not land on a lookup that sends it on again.
+    await open(v.page, `#/lookup/${top.pegout_height}`);
+    await v.page.waitForSelector('[data-supply]');
+    expect(hashOf(v.page)).toBe(`#/block/${top.pegout_height}`);
+    await v.page.goBack();
+    await lookupShows(v.page, top.pegout_txid);
+    // What is not a key gets the lookup box's message.
+    await open(v.page, '#/lookup/nonsense');
+    expect(await errorShown(v.page, '#lookup-result .error', 'nonsense')).toMatch(/is not a sim address/);
+    expect(v.requests.filter((url) => [address, top.pegin_txid, top.pegout_txid].some((k) => url.toLowerCase().includes(k.toLowerCase())))).toEqual([]);
+    await done(v, server, 'lookup-deep-link');
+  });
+
+  it('#/privacy/<amount> opens the check on either side; a bad amount or side gets the router\'s message', async () => {
+    const v = await visit(server, '#/privacy/0.31415926');
+    expect(await privacyShown(v.page, '0.31415926')).toEqual((await api('/api/privacy?amount=0.31415926')).privacy);
+    expect(await v.page.inputValue('#privacy-amount')).toBe('0.31415926');
+    await open(v.page, '#/privacy/0.27182818/pegout');
+    expect(await privacyShown(v.page, '0.27182818', 'pegout')).toEqual((await api('/api/privacy?amount=0.27182818&side=pegout')).privacy);
+    expect(await v.page.isChecked('input[name=side][value=pegout]')).toBe(true);
+    // The form goes to the check's address; back returns to the one before.
+    await v.page.fill('#privacy-amount', '0.5');
+    await v.page.check('input[name=side][value=pegin]');
+    await v.page.click('#privacy-amount ~ button[type=submit]');
+    await privacyShown(v.page, '0.5');
+    expect(hashOf(v.page)).toBe('#/privacy/0.5');
+    await v.page.goBack();
+    await privacyShown(v.page, '0.27182818', 'pegout');
+    for (const bad of ['1,5', '0', '1.123456789', '-1']) {
+      await open(v.page, `#/privacy/${encodeURIComponent(bad)}`);
+      const router = (JSON.parse(await apiText(`/api/privacy?amount=${encodeURIComponent(bad)}`)) as { error: string }).error;
+      expect(`amount: ${await errorShown(v.page, '#privacy-result .error', bad)}`).toBe(`${router}.`);
+    }
+    await open(v.page, '#/privacy/1.5/sideways');
+    const router = (JSON.parse(await apiText('/api/privacy?amount=1.5&side=sideways')) as { error: string }).error;
+    expect(await errorShown(v.page, '#privacy-result .error', 'sideways')).toBe(`${router}.`);
+    for (const amount of ['0.31415926', '31415926', '0.27182818', '27182818']) expect(v.requests.filter((url) => url.includes(amount)), amount).toEqual([]);
+    await done(v, server, 'privacy-deep-link');
+  });
+
+  it('the dashboard links its amounts to their checks and its links to their lookups, advises typed amounts only, and states the wait once', async () => {
+    const v = await visit(server);
+    await v.page.waitForSelector('ol.amounts a');
+    const r = (await api('/api/recommendations')).recommendations;
+    const typed = (r.best_pegin_amounts as { amount: number }[]).filter((row) => isSuggestable(parseCoinAmount(row.amount.toFixed(8))));
+    // The demo's most used peg-in amounts include 1 minus a fee (0.9999837): not advised.
+    expect(typed.length).toBeLessThan(r.best_pegin_amounts.length);
+    const hrefs = (list: number): Promise<string[]> => v.page.$$eval(`#rec-h ~ .columns > div:nth-child(${list}) ol.amounts a`, (els) => els.map((a) => a.getAttribute('href')!));
+    expect(await hrefs(1)).toEqual(typed.map((row) => `#/privacy/${row.amount}`));
+    expect(await hrefs(2)).toEqual((r.best_pegout_amounts as { amount: number }[]).map((row) => `#/privacy/${row.amount}/pegout`));
+    expect((await v.page.textContent('main'))!.match(/\bwait\b/gi)).toHaveLength(1);
+    expect(await v.page.textContent('footer')).toMatch(/never leaves your browser/);
+    const txid = await v.page.getAttribute('.links-table tbody tr:first-child a.key', 'title');
+    await v.page.click('.links-table tbody tr:first-child a.key');
+    await lookupShows(v.page, txid!);
+    await v.page.goBack();
+    await v.page.click(`#rec-h ~ .columns > div:nth-child(1) ol.amounts li:first-child a`);
+    expect(await privacyShown(v.page, String(typed[0]!.amount))).toEqual((await api(`/api/privacy?amount=${typed[0]!.amount}`)).privacy);
+    await done(v, server, 'dashboard-links');
   });
 });
 

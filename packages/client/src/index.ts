@@ -11,7 +11,7 @@
  *   const privacy = privacyOf(table, parseCoinAmount('1.5'), 'pegin');
  */
 export {
-  privacyOf, suggestAmount, roundingBucket, windowOf, scoreOfSet, ratingOf, countInRange, plural,
+  privacyOf, suggestAmount, isSuggestable, roundingBucket, windowOf, scoreOfSet, ratingOf, countInRange, plural,
   ROUNDING_SIGNIFICANT_DIGITS, FULL_SCORE_SET, SUGGESTION_MAX_DIGITS, SUGGESTION_SPAN,
   type Privacy, type Rating, type Side, type Suggestion,
 } from './privacy.js';

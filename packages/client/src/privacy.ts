@@ -4,7 +4,7 @@
  * dependency-free: the router's `privacy` endpoint and wallets run this same
  * code, so no amount or address has to leave the device.
  */
-import { formatCoin, type Litoshi } from './amount.js';
+import { formatCoin, significantDigits, type Litoshi } from './amount.js';
 import type { AmountCount, AmountCounts } from './amount-table.js';
 
 export type Side = 'pegin' | 'pegout';
@@ -14,6 +14,11 @@ export const ROUNDING_SIGNIFICANT_DIGITS = 2;
 
 /** A suggested amount has at most this many significant digits: an amount a person would type (1.5, 0.25, 1.25). */
 export const SUGGESTION_MAX_DIGITS = 3;
+
+/** An amount a person would type, as every suggestion is: at most SUGGESTION_MAX_DIGITS significant digits. */
+export function isSuggestable(amount: Litoshi): boolean {
+  return significantDigits(amount) <= SUGGESTION_MAX_DIGITS;
+}
 
 /** Suggestions lie within this fraction of the amount (±20 %): the user wants to move about that much. */
 export const SUGGESTION_SPAN = 0.2;
