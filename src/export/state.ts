@@ -39,7 +39,7 @@ const LEGACY_STATE_DIR = 'data';
  * (the state's *.parquet) or dump files, differently: a release of another format is never built
  * on, the next export renders everything.
  */
-export const EXPORT_FORMAT = 4;
+export const EXPORT_FORMAT = 5;
 
 /** A release's state: what it was made from, its format, range layout and chain checkpoints. */
 export interface ExportState extends ExportBasis {
