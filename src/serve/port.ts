@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { UsageError } from '../config.js';
 
 /** A port another process holds: which one, and how to choose another (serve and demo alike). */
-export function portInUse(host: string, port: number): UsageError {
+function portInUse(host: string, port: number): UsageError {
   return new UsageError(`port ${port} on ${host} is in use (EADDRINUSE): stop what listens there, or choose another port with --port N or PEGSCOPE_PORT=N`);
 }
 
