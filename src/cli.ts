@@ -4,6 +4,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { remoteText } from './chain/errors.js';
 import { envInteger, parseDuration, parseWholeNumber, resolveConfig, UsageError, type CommonOptions, type ResolvedConfig } from './config.js';
 import type { JobOptions } from './job.js';
+import type { Problem } from './export/verify.js';
 import type { SourceOptions } from './sources.js';
 import { consoleProgress } from './progress.js';
 import type { Db } from './store/db.js';
@@ -132,7 +133,6 @@ export function buildProgram(): Command {
     .description('Analyses Litecoin MWEB peg-ins and peg-outs and publishes a static JSON/CSV API.\n'
       + 'Links are heuristic inferences from public chain data, never proof.')
     .version(packageVersion(), '-V, --version', 'print the version')
-    .showHelpAfterError()
     .exitOverride();
 
   withSource(withNode(withCommon(program.command('scan').description('read new blocks into DuckDB'))))
@@ -169,10 +169,11 @@ export function buildProgram(): Command {
     .option('--labels <files...>', 'label files to import before analysing, their format told by each file (docs/labels.md); a rejected row fails the run')
     .option('--skip-invalid-labels', 'import the valid labels of --labels even when some are rejected')
     .option('--config <file>', 'run every network of a config file in turn, one after the other (docs/deploy.md)')
-    .action(async (flags: SourceFlags & JobOptions & ReleaseFlags & MemoryFlags & WebhookFlags & { every?: string; config?: string; horizon: number }) => {
+    .option('--json', 'print a summary of each published run as one line of JSON on standard output (release_id, as_of_height, files written, linked and changed, seconds); the log stays on standard error')
+    .action(async (flags: SourceFlags & JobOptions & ReleaseFlags & MemoryFlags & WebhookFlags & { every?: string; config?: string; horizon: number; json?: boolean }) => {
       const configs = flags.config ? loadConfigFile(flags.config).map((site) => site.config) : [resolveConfig(flags)];
       const options: JobOptions = { ...sourceOptions(flags), to: flags.to, allowSyncing: flags.allowSyncing, horizon: flags.horizon, memoryLimitMb: flags.memoryLimit, ...releaseOptions(flags), labels: flags.labels,
-        skipInvalidLabels: flags.skipInvalidLabels, allowPrivateWebhooks: allowPrivateWebhooks(flags), log };
+        skipInvalidLabels: flags.skipInvalidLabels, allowPrivateWebhooks: allowPrivateWebhooks(flags), log, onSummary: flags.json ? printJson : undefined };
       const { runJobs, runJobsEvery } = await import('./job.js');
       await (flags.every ? runJobsEvery(configs, options, flags.every) : runJobs(configs, options));
     });
@@ -224,11 +225,15 @@ export function buildProgram(): Command {
 
   program.command('verify').description('check a release directory against its manifest.json: every listed file with its size and sha256, nothing else; exit status 0 ok, 1 problems found, 2 not a release directory')
     .argument('<dir>', 'a release directory: out/<network>/current, releases/<id>, or a mirror\'s copy')
-    .action(async (dir: string) => {
-      const { formatProblem, formatVerdict, isOk, verifyRelease } = await import('./export/verify.js');
+    .option('--json', 'print one JSON object on standard output instead of lines: release_id, as_of_height, files, bytes, ok, problem_counts, problems, seconds (same exit status)')
+    .action(async (dir: string, flags: { json?: boolean }) => {
+      const [{ formatProblem, formatVerdict, isOk, verifyRelease }, { verifySummary }] = await Promise.all([import('./export/verify.js'), import('./summary.js')]);
       const write = (line: string) => { process.stdout.write(`${line}\n`); };
-      const result = await verifyRelease(dir, { progress: consoleProgress(), onProblem: (problem) => write(formatProblem(problem)) });
-      write(formatVerdict(result));
+      const started = performance.now();
+      const problems: Problem[] = [];
+      const result = await verifyRelease(dir, { progress: consoleProgress(), onProblem: (problem) => (flags.json ? problems.push(problem) : write(formatProblem(problem))) });
+      if (flags.json) printJson(await verifySummary(result, isOk(result), problems, started));
+      else write(formatVerdict(result));
       if (!isOk(result)) process.exitCode = 1;
     });
 
@@ -240,8 +245,24 @@ export function buildProgram(): Command {
       await runDemo({ host: flags.host, port: portOf(flags), log });
     });
 
+  shortUsageErrors(program);
   return program;
 }
+
+/**
+ * A usage mistake (an unknown option or command, a missing argument, a value
+ * outside the choices) is two lines on standard error: what was wrong, and
+ * where the usage is; not the whole help, which buries the first line.
+ */
+function shortUsageErrors(cmd: Command, name = 'pegscope'): void {
+  cmd.showHelpAfterError(`run \`${name} --help\` for usage`);
+  // commander puts its "Did you mean" on a line of its own: it joins the first line here.
+  cmd.configureOutput({ outputError: (text, write) => write(`${name}: ${text.replace(/^error: /, '').replace(/\n\(Did you mean (.+)\?\)\n$/, ' (did you mean $1?)\n')}`) });
+  for (const sub of cmd.commands) shortUsageErrors(sub, `${name} ${sub.name()}`);
+}
+
+/** `--json`: one document a line on standard output, nothing else there. */
+const printJson = (value: object): void => { process.stdout.write(`${JSON.stringify(value)}\n`); };
 
 interface WebhookFlags { allowPrivateWebhooks?: boolean }
 

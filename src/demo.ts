@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseRange } from '@pegscope/client';
 import type { SimPresetName } from './chain/sim/index.js';
-import { resolveConfig, UsageError } from './config.js';
+import { resolveConfig } from './config.js';
 import { runJob } from './job.js';
 import { startServer, type RunningServer } from './serve/server.js';
 
@@ -32,9 +32,6 @@ export async function startDemo(opts: DemoOptions): Promise<RunningServer> {
   const server = await startServer({
     sites: [{ network: 'sim', outDir: config.outDir }],
     host: opts.host, port: opts.port, rateLimit: 0, log: opts.log,
-  }).catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EADDRINUSE') throw err;
-    throw new UsageError(`port ${opts.port} on ${opts.host} is in use (EADDRINUSE): stop what listens there, or choose another port with --port or PEGSCOPE_PORT`);
   });
   try {
     await runJob(config, { source: 'sim', preset: opts.preset ?? 'demo', seed: 1, log: opts.log });

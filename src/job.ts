@@ -14,6 +14,7 @@ import { DEFAULT_KEEP_RELEASES } from './domain/model.js';
 import { SIM_LABELS_FILE } from './chain/sim/index.js';
 import { recordEvents } from './notify/record.js';
 import { DELIVERY_BUDGET_MS, deliverDue, nextDue, summaryLine, type DeliveryOptions } from './notify/deliver.js';
+import { countChanges, secondsSince, type JobSummary } from './summary.js';
 
 export interface JobOptions extends SourceOptions {
   to?: number;
@@ -35,18 +36,13 @@ export interface JobOptions extends SourceOptions {
   delivery?: Omit<DeliveryOptions, 'allowPrivate' | 'log' | 'deadline'>;
   log: (line: string) => void;
   progress?: Progress;
-}
-
-
-export interface JobResult {
-  scannedTo: number;
-  newBlocks: number;
-  releaseId: string;
-  files: number;
+  /** Called with each published run's summary (`job --json` prints it). */
+  onSummary?: (summary: JobSummary) => void;
 }
 
 /** scan → (labels) → analyze → export. A failing stage throws; the last published release stays. */
-export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<JobResult> {
+export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<JobSummary> {
+  const started = performance.now();
   const release = acquireJobLock(config.dbPath);
   const progress = opts.progress ?? consoleProgress();
   try {
@@ -64,12 +60,18 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
         opts.log(importSummary(labels));
         if (!labels.written) throw new Error('labels were rejected and nothing was imported; fix them, or pass --skip-invalid-labels');
       }
-      await analyze(db, { horizon: opts.horizon, memoryLimitMb: opts.memoryLimitMb, log: opts.log });
+      const analysed = await analyze(db, { horizon: opts.horizon, memoryLimitMb: opts.memoryLimitMb, log: opts.log });
       const exported = await exportRelease(db, {
         outDir: config.outDir, keep: opts.keep ?? DEFAULT_KEEP_RELEASES, layout: opts.layout, hostBudget: opts.hostBudget, memoryLimitMb: opts.memoryLimitMb, progress, log: opts.log,
       });
       await notifyWatches(db, config, opts);
-      return { scannedTo: scan.toHeight, newBlocks: scan.blocks, releaseId: exported.releaseId, files: exported.files };
+      const summary: JobSummary = {
+        command: 'job', network: config.network.name, release_id: exported.releaseId, as_of_height: analysed.asOfHeight,
+        scanned_to: scan.toHeight, new_blocks: scan.blocks, files: exported.files, written: exported.written, linked: exported.reused, kept: exported.kept,
+        changes: await countChanges(exported.dir), seconds: secondsSince(started),
+      };
+      opts.onSummary?.(summary);
+      return summary;
     } finally {
       db.close();
       await source.close();

@@ -105,6 +105,11 @@ describe('pegscope analyze', () => {
     expect(await analyze()).toContain('analyze: every peg');
     expect(await analyze()).toContain('analyze: continuing the analysis at height 1500: links of peg-outs from height 1402, anonymity sets of peg-ins from height 1501');
     expect(await analyze('--full')).toContain('analyze: every peg');
+    // A chain younger than the horizon: the links start below its first block, which the log calls every peg-out.
+    expect(await analyze('--horizon', '20000')).toContain('analyze: every peg');
+    const young = await analyze('--horizon', '20000');
+    expect(young).toContain('analyze: continuing the analysis at height 1500: links of every peg-out, anonymity sets of peg-ins from height 1501');
+    expect(young).not.toMatch(/height -/);
   }, 60_000);
 });
 

@@ -22,7 +22,7 @@ describe('pegscope demo', () => {
     const db = join(dir, 'busy.duckdb');
     try {
       await expect(startDemo({ host: '127.0.0.1', port, db, out: join(dir, 'busy-out'), preset: 'tiny', log: (l) => lines.push(l), print: () => undefined }))
-        .rejects.toThrow(`port ${port} on 127.0.0.1 is in use (EADDRINUSE): stop what listens there, or choose another port with --port or PEGSCOPE_PORT`);
+        .rejects.toThrow(`port ${port} on 127.0.0.1 is in use (EADDRINUSE): stop what listens there, or choose another port with --port N or PEGSCOPE_PORT=N`);
     } finally {
       server.close();
     }

@@ -7,6 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importLabels } from '../src/analysis/labels.js';
 import { analyze } from '../src/analysis/analyze.js';
@@ -190,6 +191,43 @@ describe('the dumps of a release', () => {
         .map((row) => Object.values(row).map((v, i) => (text[i] && typeof v === 'string' ? guardCell(v) : v)));
       const fromCsv = await db.all(`SELECT * FROM ${csv(dump.name)}`);
       expect(fromCsv.map(Object.values), dump.name).toEqual(fromParquet);
+    }
+  });
+
+  it('name each row\'s block by the hash and time the chain has at its height', async () => {
+    const blocks = `(SELECT height, hash, time FROM blocks)`;
+    const sides: [string, string, string, string][] = [
+      ['blocks', 'height', 'block_hash', 'block_time'], ['pegins', 'height', 'block_hash', 'block_time'],
+      ['pegin_inputs', 'height', 'block_hash', 'block_time'], ['pegouts', 'height', 'block_hash', 'block_time'],
+      ['links', 'pegout_height', 'pegout_block_hash', 'pegout_block_time'], ['links', 'pegin_height', 'pegin_block_hash', 'pegin_block_time'],
+      ['reuse', 'pegout_height', 'pegout_block_hash', 'pegout_block_time'], ['reuse', 'pegin_height', 'pegin_block_hash', 'pegin_block_time'],
+      ['pegin_scores', 'height', 'block_hash', 'block_time'], ['pegout_scores', 'height', 'block_hash', 'block_time'],
+    ];
+    for (const [name, height, hash, time] of sides) {
+      const row = await db.one<{ n: bigint; wrong: bigint }>(`SELECT count(*) AS n, count(*) FILTER (WHERE b.hash IS DISTINCT FROM d.${hash} OR b.time IS DISTINCT FROM d.${time}) AS wrong
+        FROM ${parquet(name)} d LEFT JOIN ${blocks} b ON b.height = d.${height}`);
+      expect(Number(row!.n), name).toBeGreaterThan(0);
+      expect(Number(row!.wrong), `${name}.${hash}, ${time}`).toBe(0);
+    }
+  });
+
+  it('come with dumps/views.sql: a view per dump over its files, a TIMESTAMP WITH TIME ZONE beside each time in seconds', async () => {
+    // A database of its own: the analysed one has tables of these names.
+    const conn = await (await DuckDBInstance.create(':memory:')).connect();
+    const all = async (sql: string) => (await conn.runAndReadAll(sql)).getRowObjectsJS();
+    try {
+      await conn.run(`SET file_search_path = ${sqlString(dir)}`);
+      await conn.run(readFileSync(join(dir, 'dumps', 'views.sql'), 'utf8'));
+      for (const dump of DUMPS) {
+        expect(await all(`SELECT count(*) AS n FROM ${dump.name}`), dump.name).toEqual(await all(`SELECT count(*) AS n FROM ${parquet(dump.name)}`));
+      }
+      const types = Object.fromEntries((await all('DESCRIBE links')).map((c) => [c.column_name, c.column_type]));
+      expect(types).toMatchObject({ pegin_block_time: 'BIGINT', pegin_block_timestamp: 'TIMESTAMP WITH TIME ZONE', pegout_block_timestamp: 'TIMESTAMP WITH TIME ZONE' });
+      expect(await all('SELECT count(*) AS n FROM links WHERE epoch(pegout_block_timestamp) <> pegout_block_time OR epoch(pegin_block_timestamp) <> pegin_block_time'))
+        .toEqual([{ n: 0n }]);
+      expect(Object.keys(readJson('manifest.json').files)).toContain('dumps/views.sql');
+    } finally {
+      conn.closeSync();
     }
   });
 

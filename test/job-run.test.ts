@@ -23,7 +23,7 @@ describe('pegscope job', () => {
 
   beforeAll(async () => {
     const result = await runJob(simConfig, { source: 'sim', preset: 'tiny', seed: 3, ...quiet });
-    firstRelease = result.releaseId;
+    firstRelease = result.release_id;
   }, 180_000);
 
   it('scans, imports the simulated labels, analyses and publishes a release', () => {

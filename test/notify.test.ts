@@ -114,7 +114,7 @@ describe('watchlist on the simulated chain', () => {
     expect(receiver.received.map((r) => r.body!.data)).toEqual(expected);
     expect(receiver.received.map((r) => r.body!.type)).toEqual(['pegin.funded', 'link.found']);
     // Delivered after the release was published: the job's own log says so, in that order.
-    expect(lines.findIndex((l) => l.startsWith(`published ${result.releaseId}`))).toBeLessThan(lines.findIndex((l) => l.startsWith('notify: 2 delivered')));
+    expect(lines.findIndex((l) => l.startsWith(`published ${result.release_id}`))).toBeLessThan(lines.findIndex((l) => l.startsWith('notify: 2 delivered')));
     expect(lines.join('\n')).not.toContain(funder.secret);
     // The watchlist is never published.
     const release = join(config.outDir, readlinkSync(join(config.outDir, 'current')));
@@ -222,7 +222,7 @@ describe('watchlist on the simulated chain', () => {
       const took = Date.now() - started;
       expect(hang.received.length).toBeGreaterThan(0);
       // The export was done before the first attempt reached the receiver.
-      const publishedAt = statSync(join(config.outDir, 'releases', result.releaseId, 'manifest.json')).mtimeMs;
+      const publishedAt = statSync(join(config.outDir, 'releases', result.release_id, 'manifest.json')).mtimeMs;
       expect(publishedAt).toBeLessThanOrEqual(hang.received[0]!.at);
       // One watch's events go one after the other, each cut at 0.5 s.
       expect(Date.now() - hang.received[0]!.at).toBeLessThan(hang.received.length * 500 + 2_000);

@@ -157,14 +157,13 @@ describe('pegscope serve --workers 2', () => {
     await expect(get(cluster.url, '/api/health')).rejects.toThrow(/ECONNREFUSED/);
   }, 300_000);
 
-  it('a port in use stops the cluster with exit 1', async () => {
+  it('a port in use stops the cluster before it forks a worker: one message naming the port and how to choose another, exit 2', async () => {
     const port = new URL(single.url).port;
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin.ts', 'serve', '--network', 'sim', '--out', tree.outDir, '--port', port, '--workers', '2'], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); });
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    expect(code).toBe(1);
-    expect(stderr).toMatch(/EADDRINUSE/);
-    expect(stderr).toMatch(/a worker could not start serving/);
+    expect(code).toBe(2);
+    expect(stderr).toBe(`pegscope: port ${port} on 127.0.0.1 is in use (EADDRINUSE): stop what listens there, or choose another port with --port N or PEGSCOPE_PORT=N\n`);
   }, 300_000);
 });

@@ -96,8 +96,7 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
   };
   const steps: { step: string; ms: number }[] = [];
   let clusterIterations = 0;
-  log(continuedFrom === null ? 'analyze: every peg'
-    : `analyze: continuing the analysis at height ${continuedFrom - 1}: links of peg-outs from height ${recompute.links}, anonymity sets of peg-ins from height ${recompute.sets}`);
+  log(continuedFrom === null ? 'analyze: every peg' : continuationLine(continuedFrom, recompute, await firstHeight(db)));
 
   const result = await db.withMemoryLimit(opts.memoryLimitMb ?? DEFAULT_ANALYZE_MEMORY_MB, async () => {
     try {
@@ -134,6 +133,21 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
   });
   log(`analyze: as of height ${height}: ${result.links} links (${result.highConfidenceLinks} at confidence >= ${HIGH_CONFIDENCE})`);
   return { asOfHeight: height, updatedAt, ...result, continuedFrom, clusterIterations, steps };
+}
+
+/** The lowest block scanned (the MWEB activation block on a node's chain); 0 without blocks. */
+async function firstHeight(db: Db): Promise<number> {
+  return (await db.one<{ h: number | null }>('SELECT min(height) AS h FROM blocks'))?.h ?? 0;
+}
+
+/**
+ * What a continued run says it recomputes. A start at or below the first block
+ * (a chain younger than a horizon) is every peg of that side, never a height
+ * the chain does not have.
+ */
+export function continuationLine(continuedFrom: number, recompute: { links: number; sets: number }, first: number): string {
+  const which = (from: number, side: string): string => (from <= first ? `of every ${side}` : `of ${side}s from height ${from}`);
+  return `analyze: continuing the analysis at height ${continuedFrom - 1}: links ${which(recompute.links, 'peg-out')}, anonymity sets ${which(recompute.sets, 'peg-in')}`;
 }
 
 /**

@@ -263,6 +263,10 @@ function filePaths(): Record<string, JsonSchema> {
     id: 'changes', summary: 'the files added, changed and removed since the previous release, with size and sha256 (what a mirror uploads)', tag: 'files',
     content: json({ type: 'object' }), headers: FILE_HEADERS, responses: ranges,
   });
+  paths['/dumps/views.sql'] = operation({
+    id: 'dump_views', summary: 'DuckDB views over the Parquet dumps, with TIMESTAMP columns, to run from the release root (docs/dumps.md)', tag: 'files',
+    content: { 'application/sql': {} }, headers: FILE_HEADERS, responses: ranges,
+  });
   const dump = pathParam('name', 'a dump of docs/dumps.md without a height column (clusters, attribution, labels, entity_flows)', { type: 'string', pattern: '^[a-z_]+$' });
   const partitioned = pathParam('name', 'a dump of docs/dumps.md with a height column (pegins, pegouts, links, …)', { type: 'string', pattern: '^[a-z_]+$' });
   const partition = pathParam('partition', '<name>-<from>-<to>: the partition of the blocks from..to (8 digits each); manifest.json lists them', { type: 'string', pattern: '^[a-z_]+-[0-9]{8}-[0-9]{8}$' });

@@ -18,6 +18,7 @@ export const CONTENT_TYPES = {
   // A .br sibling asked for by its name is the compressed bytes, as a static host sends them.
   br: 'application/octet-stream',
   parquet: 'application/vnd.apache.parquet',
+  sql: 'application/sql; charset=utf-8',
   ...EXPLORER_TYPES,
 } as const;
 
@@ -76,6 +77,7 @@ export const RELEASE_FILE_RULES: readonly ReleaseFileRule[] = [
   { paths: '`data/links.json`, `data/pegin_amounts.json`, `data/pegout_amounts.json`', pattern: /^data\/[a-z_]+\.json$/, served: false, what: 'top 500 in API order, without an envelope (the router adds its release\'s, so they change only when the top rows do): the router slices these for other `limit`/`min_confidence` (no compressed siblings: only the router reads them)' },
   { paths: '`data/follow/<q>.json`', pattern: /^data\/follow\/[A-Za-z0-9]+\.json$/, served: false, what: '`--layout files` only: full-depth (10) chains of addresses with at least one hop' },
   { paths: '`dumps/<name>/<name>-<from>-<to>.{parquet,csv.gz}`, `dumps/<name>.{parquet,csv.gz}`', pattern: /^dumps\/(?:[a-z_]+|([a-z_]+)\/\1-\d{8}-\d{8})\.(?:parquet|csv\.gz)$/, served: true, what: 'bulk data, partitioned by height where a table has heights (docs/dumps.md)' },
+  { paths: '`dumps/views.sql`', pattern: /^dumps\/views\.sql$/, served: true, what: 'DuckDB views over the Parquet dumps, with TIMESTAMP columns, run from the release root (docs/dumps.md)' },
   { paths: '`changes.json`', pattern: /^changes\.json$/, served: true, what: 'the files added, changed and removed since the previous release, with size and sha256 (below)' },
   { paths: '`manifest.json`', pattern: /^manifest\.json$/, served: true, what: 'every file with size and sha256, one per line in path order (schemas/manifest.json)' },
   { paths: '`_redirects`, `_headers`, `nginx.conf`', pattern: /^(?:_redirects|_headers|nginx\.conf)$/, served: false, what: 'configs for static hosts (below)' },

@@ -67,7 +67,7 @@ export function headersFile(): string {
     `  Access-Control-Expose-Headers: ${EXPOSED}`,
     '  X-Content-Type-Options: nosniff',
     ...['/api/*', '/dumps/*', '/feeds/*', '/manifest.json', '/changes.json'].flatMap((path) => [path, `  Cache-Control: ${DOCUMENT_CACHE}`]),
-    ...(['json', 'csv', 'atom', 'gz', 'parquet'] as const).flatMap((ext) => [`/*.${ext}`, `  Content-Type: ${CONTENT_TYPES[ext]}`]),
+    ...(['json', 'csv', 'atom', 'gz', 'parquet', 'sql'] as const).flatMap((ext) => [`/*.${ext}`, `  Content-Type: ${CONTENT_TYPES[ext]}`]),
     ...explorerHeaders(),
     '',
   ].join('\n');
@@ -140,13 +140,14 @@ types {
     application/atom+xml atom;
     application/gzip gz;
     application/vnd.apache.parquet parquet;
+    application/sql sql;
     text/html html;
     text/css css;
     text/javascript js;
 }
 default_type application/octet-stream;
 charset utf-8;
-charset_types application/json text/csv application/atom+xml text/css text/javascript;
+charset_types application/json text/csv application/atom+xml application/sql text/css text/javascript;
 # A request for X gets X.gz when the client takes gzip; Vary tells caches so.
 gzip_static on;
 gzip_vary on;

@@ -4,6 +4,7 @@ import { sqlString, type Db, type DbConnection } from '../store/db.js';
 import { FORMULA_START } from '../api/csv.js';
 import type { FileEntry, ReleaseWriter } from './writer.js';
 import { ANALYSED, exportSql } from './sql.js';
+import { DUMP_VIEWS_PATH, dumpViewsSql, type DumpView } from './dump-views.js';
 
 /**
  * Bulk dumps (docs/static-hosting.md, every column in docs/dumps.md): the published
@@ -146,6 +147,16 @@ async function sameRows(conn: DbConnection, dump: Dump, p: Partition, previousPa
   return differing?.n === 0n;
 }
 
+/** Each dump's view: its glob and the columns of its query (DESCRIBE plans it, reading no rows). */
+async function dumpViewsOf(conn: DbConnection): Promise<DumpView[]> {
+  const views: DumpView[] = [];
+  for (const dump of DUMPS) {
+    const columns = await conn.all<{ column_name: string }>(`DESCRIBE ${exportSql(`dump-${dump.name}`)}`);
+    views.push({ name: dump.name, glob: dumpGlob(dump, 'parquet'), columns: columns.map((c) => c.column_name) });
+  }
+  return views;
+}
+
 /** The partitions ($1 blocks each) holding a dirty peg of each side (dirty.sql), as `<side>:<start>`. */
 export const DIRTY_PARTITIONS = `SELECT 'pegin:' || (height // $1 * $1) AS part FROM analysed_pegins SEMI JOIN x_dirty_pegins USING (txid, vout)
   UNION SELECT 'pegout:' || (height // $1 * $1) FROM analysed_pegouts SEMI JOIN x_dirty_pegouts USING (txid, vout)`;
@@ -255,6 +266,7 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
       }
     }
     await conn.exec('DROP TABLE IF EXISTS x_dump');
+    await writer.put(DUMP_VIEWS_PATH, dumpViewsSql(await dumpViewsOf(conn)));
     await gzipping;
   } finally {
     // Nothing may write into the release once this returns: it can be removed next.

@@ -19,6 +19,9 @@ const TMP_PREFIX = '.tmp-';
 
 const execFileAsync = promisify(execFile);
 
+/** What releaseId makes: `<UTC time to the millisecond>-h<as_of_height>`. */
+export const RELEASE_ID_PATTERN = /^\d{8}T\d{9}Z-h\d+$/;
+
 /** Sortable by time; the height says what it holds. */
 export function releaseId(asOfHeight: number, now: Date = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('.', '');

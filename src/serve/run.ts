@@ -9,6 +9,7 @@ import { startServer, type ServeOptions } from './server.js';
 import { SharedLimiter, startPrimary, workerLifecycle } from './cluster.js';
 import { batchLines } from './log-lines.js';
 import { loadKeys } from './ratelimit.js';
+import { checkPortFree } from './port.js';
 
 export interface ServeRun {
   options: ServeOptions;
@@ -24,6 +25,7 @@ export interface ServeRun {
 export async function runServe({ options, workers, where, log, logLine }: ServeRun): Promise<void> {
   if (workers > 1 && cluster.isPrimary) {
     if (options.keysFile) loadKeys(options.keysFile);
+    await checkPortFree(options.host, options.port);
     const primary = startPrimary(workers, log);
     const stop = () => { void primary.close().then(() => process.exit(0)); };
     process.once('SIGTERM', stop);

@@ -19,6 +19,7 @@ import { route, siteFor, targetError, type Route } from './route.js';
 import { ASSET_CACHE_CONTROL } from '../api/explorer.js';
 import { analysisCacheControl, COMPUTED_CACHE_CONTROL, DEFAULT_CACHE_SECONDS } from '../api/caching.js';
 import { explorerMissing, type ExplorerFile } from './explorer.js';
+import { listenError } from './port.js';
 
 export { DEFAULT_CACHE_SECONDS } from '../api/caching.js';
 
@@ -95,9 +96,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     sendError(req, res, 417, `Expect: ${echoHeader(req.headers.expect)} is not supported; send the request without it (only 100-continue is understood)`);
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (err: NodeJS.ErrnoException): void => reject(listenError(err, opts.host, opts.port));
+    server.once('error', failed);
     server.listen(opts.port, opts.host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });

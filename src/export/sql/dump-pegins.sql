@@ -1,4 +1,5 @@
--- dumps/pegins.*: every analysed peg-in, amounts in litoshi.
-SELECT txid, vout, height, block_time, amount AS amount_litoshi, kernel_id, input_count, source_address
-FROM analysed_pegins
-ORDER BY height, txid, vout
+-- dumps/pegins.*: every analysed peg-in with its block, amounts in litoshi.
+SELECT p.txid, p.vout, p.height, b.hash AS block_hash, p.block_time, p.amount AS amount_litoshi, p.kernel_id, p.input_count, p.source_address
+FROM analysed_pegins p
+JOIN analysed_blocks b USING (height)
+ORDER BY p.height, p.txid, p.vout

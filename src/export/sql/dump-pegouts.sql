@@ -1,4 +1,5 @@
--- dumps/pegouts.*: every analysed peg-out, amounts in litoshi.
-SELECT txid, vout, height, block_time, amount AS amount_litoshi, address, script_hex
-FROM analysed_pegouts
-ORDER BY height, txid, vout
+-- dumps/pegouts.*: every analysed peg-out with its block, amounts in litoshi.
+SELECT o.txid, o.vout, o.height, b.hash AS block_hash, o.block_time, o.amount AS amount_litoshi, o.address, o.script_hex
+FROM analysed_pegouts o
+JOIN analysed_blocks b USING (height)
+ORDER BY o.height, o.txid, o.vout
