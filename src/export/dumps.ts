@@ -114,10 +114,6 @@ async function textColumnsOf(conn: DbConnection, parquet: string): Promise<strin
   return columns.filter((c) => c.column_type === 'VARCHAR').map((c) => c.column_name);
 }
 
-/** The partitions ($1 blocks each) holding a dirty peg of each side (dirty.sql), as `<side>:<start>`. */
-export const DIRTY_PARTITIONS = `SELECT 'pegin:' || (height // $1 * $1) AS part FROM analysed_pegins SEMI JOIN x_dirty_pegins USING (txid, vout)
-  UNION SELECT 'pegout:' || (height // $1 * $1) FROM analysed_pegouts SEMI JOIN x_dirty_pegouts USING (txid, vout)`;
-
 export interface DumpOptions {
   /** Partitions ending at or below this height are final (the analysed height minus two horizons); -1: none. */
   finalUpTo: number;
@@ -134,7 +130,7 @@ export interface DumpOptions {
   previousFinalUpTo: number;
   /** The previous release's dump files (path → entry) an unchanged partition is hard-linked from. */
   previous: Map<string, FileEntry>;
-  /** `<side>:<partition start>` of the partitions holding a dirty peg (DIRTY_PARTITIONS). */
+  /** `<side>:<partition start>` of the partitions holding a dirty peg (workspace.ts dirtyPartitions). */
   dirty: Set<string>;
   partitionBlocks?: number;
 }
