@@ -151,6 +151,7 @@ async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> 
     if (documents.skipped > 0) log(`skipped ${documents.skipped} queries that are not a valid ${stamp.network} address or txid (never used as file names)`);
     if (documents.ranges) log(rangesLine(documents.ranges));
     await writer.finish(join(started.stateDir, FILES_INDEX));
+    log(documentFilesLine(await writer.documentFiles()));
     await writeChanges(db, tmpDir, current, stamp);
     await writer.recordFinished(CHANGES_FILE);
     await step('tree');
@@ -364,7 +365,6 @@ async function writeQueryDocuments(run: ExportRun): Promise<QueryDocumentsResult
     ? { skipped: await writeFilesLayout(run), ranges: null }
     : { skipped: 0, ranges: await writeRangesLayout(run) };
   await workspace.writeDocsIndex(join(plan.stateDir, DOCS_INDEX));
-  run.log(documentFilesLine(await workspace.documentFiles()));
   return result;
 }
 

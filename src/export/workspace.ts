@@ -31,12 +31,6 @@ export interface DirtyCounts {
   keys: number;
 }
 
-/** Files of per-query documents (range files included) written, and carried over unchanged. */
-export interface DocumentFiles {
-  written: number;
-  carried: number;
-}
-
 /** The ranges of a batch to build, and the block hash aliases of each (block ranges). */
 export interface RangesToBuild {
   prefixes: string[];
@@ -93,7 +87,6 @@ const FETCH_COUNT = exportSql('fetch-count');
 const FETCH_PAGE = exportSql('fetch-page');
 const RENDERED_FILES = exportSql('rendered-files');
 const RENDERED_BLOCK_ALIASES = exportSql('rendered-block-aliases');
-const DOCUMENT_FILES = exportSql('document-files');
 
 const START_RANGE_BATCH = exportSql('range-batch-start');
 const START_RANGE_KIND = exportSql('range-kind-start');
@@ -285,12 +278,6 @@ export class ExportWorkspace {
   /** Writes x_docs, every per-query document of this release, to the state's documents index. */
   writeDocsIndex(path: string): Promise<void> {
     return this.db.exec(copyParquet(DOCS_INDEX_ROWS, path));
-  }
-
-  /** The files of per-query documents in the writer's x_files so far. */
-  async documentFiles(): Promise<DocumentFiles> {
-    const row = (await this.db.one<{ written: bigint; carried: bigint }>(DOCUMENT_FILES))!;
-    return { written: Number(row.written), carried: Number(row.carried) };
   }
 
   /** Starts one kind's range documents: none kept (x_range_kept), none rendered, no aliases. */
