@@ -62,7 +62,7 @@ describe('the export log', () => {
     expect(second.result.reused).toBeGreaterThan(0);
     const rendering = second.lines.find((l) => l.startsWith('rendering'))!;
     expect(rendering).not.toMatch(/: every document$/);
-    expect(rendering).toMatch(/^rendering (\d+) of \1 documents to compare with the previous release, .*linked, not written$/);
+    expect(rendering).toMatch(/^rendering (\d+) of \1 documents to compare with the previous release \(made by another model, .*\): .*linked, not written$/);
     const files = documentFiles(second.lines);
     expect(files.carried).toBeGreaterThan(0);
     // Every document file of the first release is in the second: written again or carried over.

@@ -190,8 +190,8 @@ async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> 
  */
 export function renderingLine(plan: ExportPlan, counts: { dirty: number; keys: number }): string {
   if (rendersAllButCarries(plan)) {
-    return `rendering ${counts.dirty} of ${counts.keys} documents to compare with the previous release, whose checkpoints, model, horizon or tolerance differ: `
-      + 'the files of documents unchanged since it are linked, not written';
+    return `rendering ${counts.dirty} of ${counts.keys} documents to compare with the previous release (made by another model, layout, horizon or tolerance, `
+      + 'or on a chain reorganised below its checkpoints): the files of those whose bytes are unchanged are linked, not written';
   }
   const which = plan.floor < 0 ? 'every document'
     : `the documents of ${plan.previousPegs ? 'changed pegs' : 'every peg'} above height ${plan.floor} and of addresses whose attribution changed`;
