@@ -157,10 +157,6 @@ async function dumpViewsOf(conn: DbConnection): Promise<DumpView[]> {
   return views;
 }
 
-/** The partitions ($1 blocks each) holding a dirty peg of each side (dirty.sql), as `<side>:<start>`. */
-export const DIRTY_PARTITIONS = `SELECT 'pegin:' || (height // $1 * $1) AS part FROM analysed_pegins SEMI JOIN x_dirty_pegins USING (txid, vout)
-  UNION SELECT 'pegout:' || (height // $1 * $1) FROM analysed_pegouts SEMI JOIN x_dirty_pegouts USING (txid, vout)`;
-
 export interface DumpOptions {
   /** Partitions ending at or below this height are final (the analysed height minus two horizons); -1: none. */
   finalUpTo: number;
@@ -179,7 +175,7 @@ export interface DumpOptions {
   previous: Map<string, FileEntry>;
   /** The previous release's directory when its dumps are of this format (its state is): where `rows` partitions are compared; else null. */
   previousDir: string | null;
-  /** `<side>:<partition start>` of the partitions holding a dirty peg (DIRTY_PARTITIONS). */
+  /** `<side>:<partition start>` of the partitions holding a dirty peg (workspace.ts dirtyPartitions). */
   dirty: Set<string>;
   partitionBlocks?: number;
 }

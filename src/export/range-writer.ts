@@ -1,6 +1,6 @@
 /**
  * Range files of one kind (docs/static-hosting.md, format in packages/client/src/range.ts) from the
- * documents the exporter put in x_range_docs. DuckDB decides which ranges
+ * documents the exporter put in the workspace (x_range_docs). DuckDB decides which ranges
  * changed (an md5 over what each file is made of, joined with the previous
  * release's); those are carried over by the writer untouched, and only the
  * others are built here, streaming their documents in file order, so no
@@ -8,34 +8,16 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RANGE_HASH, rangePath, rangePrefix, type RangeHeader, type RangeKind } from '@pegscope/client';
+import { RANGE_HASH, RANGE_KINDS, rangePath, rangePrefix, type RangeHeader, type RangeKind, type RangeLayout } from '@pegscope/client';
 import { envelopeOf, type AnalysisStamp } from '../api/envelope.js';
 import { indexRange, rangeFileBytes, type IndexedRange } from '../api/range-file.js';
-import type { Db } from '../store/db.js';
 import type { Progress } from '../progress.js';
-import { exportSql } from './sql.js';
 import { RENDER_ALL_HINT } from './state.js';
 import type { KeyScope, ReleaseWriter } from './writer.js';
-
-const RANGE_DIGESTS = exportSql('range-digests');
-const RECORD_DOCS = exportSql('docs-record');
-/** The ranges to build: every range whose digest differs from the previous release's. */
-const PLAN_TODO = 'CREATE OR REPLACE TEMP TABLE x_range_todo AS SELECT q AS prefix FROM x_doc ANTI JOIN x_unchanged USING (q)';
-const TODO = 'SELECT prefix FROM x_range_todo ORDER BY prefix';
-const TODO_ALIASES = 'SELECT prefix, alias, q FROM x_range_aliases SEMI JOIN x_range_todo USING (prefix) ORDER BY prefix, alias';
-const TODO_DOCS = `SELECT prefix, q, part, text, stamp_height, stamp_time FROM x_range_docs
-  SEMI JOIN x_range_todo USING (prefix) ORDER BY prefix, part, q`;
+import type { ExportWorkspace, RangeLine } from './workspace.js';
 
 /** Range files handed to the file worker between waits for it (and between onStep calls). */
 const FILES_PER_STEP = 16;
-
-/** One document line of a range file as the stream delivers it; text null when it was not rendered (unchanged since the previous release). */
-interface RangeLine {
-  key: string;
-  part: number;
-  text: string | null;
-  stamp: { height: number; time: number };
-}
 
 /** Previous range files read ahead of the range being built: one read at a time waited 9.9 s on them after 1 block at x10, 16 at once 1.9 s. */
 const READ_AHEAD = 16;
@@ -117,34 +99,39 @@ export function rangeBatches(length: number, count: number): RangeBatch[] {
   });
 }
 
-/** x_range_batch: the prefixes of one batch ($1 hex digits, numbers $2 to $3 − 1). */
-const BATCH_PREFIXES = "CREATE OR REPLACE TEMP TABLE x_range_batch AS SELECT lpad(lower(hex(i)), $1, '0') AS prefix FROM range($2, $3) t(i)";
+/** One kind's entry in api/ranges.json. */
+export const rangeLayout = (prefixLength: number, documents: number): RangeLayout => ({ prefix_length: prefixLength, hash: RANGE_HASH, documents });
+
+/** The log line saying how each kind's documents were packed. */
+export const rangesLine = (ranges: Record<RangeKind, RangeLayout>): string =>
+  `ranges: ${RANGE_KINDS.map((k) => `${k} ${ranges[k].documents} documents in ${16 ** ranges[k].prefix_length} ranges`).join(', ')}`;
+
+/** What writing one kind's range files needs besides a batch: where its documents are, where its files go, and where progress is told. */
+export interface RangeJob {
+  workspace: ExportWorkspace;
+  writer: ReleaseWriter;
+  stamp: AnalysisStamp;
+  plan: RangeKindPlan;
+  progress: Progress;
+  step: (name: string) => Promise<void>;
+}
 
 /**
  * Writes the range files of one batch of a kind (the pseudo-kind
  * `range:<kind>` in x_docs); returns how many were built. `built` is how many
- * earlier batches built, for the step names.
+ * earlier batches built, for the step names. The progress bar counts the
+ * files built, not the ranges of the batch: unchanged ones are carried over.
  */
-export async function writeRangeFiles(
-  db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, { kind, prefixLength, previous }: RangeKindPlan, batch: RangeBatch, built: number,
-  progress: Progress, step: (name: string) => Promise<void>,
-): Promise<number> {
+export async function writeRangeFiles(job: RangeJob, batch: RangeBatch, built: number): Promise<number> {
+  const { workspace, writer, stamp, progress, step } = job;
+  const { kind, prefixLength, previous } = job.plan;
   const pseudo = `range:${kind}`;
-  await db.exec(BATCH_PREFIXES, [prefixLength, batch.first, batch.end]);
-  await db.exec(RANGE_DIGESTS, [stamp.as_of_height, BigInt(stamp.updated_at)]);
-  await db.exec(RECORD_DOCS, [pseudo, stamp.as_of_height, BigInt(stamp.updated_at)]);
+  await workspace.recordRangeDigests(stamp, kind, prefixLength, batch);
   await writer.carryUnchanged(pseudo, batch.scope);
-  await db.exec(PLAN_TODO);
-  const todo = (await db.all<{ prefix: string }>(TODO)).map((r) => r.prefix);
-  const aliases = new Map<string, Record<string, number>>();
-  for (const row of await db.all<{ prefix: string; alias: string; q: string }>(TODO_ALIASES)) {
-    let map = aliases.get(row.prefix);
-    if (!map) aliases.set(row.prefix, (map = {}));
-    map[row.alias] = Number(row.q);
-  }
+  const { prefixes: todo, aliases } = await workspace.rangesToBuild();
   progress.start(`export ${pseudo}`, todo.length, 'files');
   for (const prefix of todo.slice(0, READ_AHEAD)) previous?.readAhead(kind, prefix);
-  const lines = rangeLines(db);
+  const lines = workspace.rangeLines();
   let pending = await lines.next();
   for (let i = 0; i < todo.length; i++) {
     const prefix = todo[i]!;
@@ -170,17 +157,9 @@ export async function writeRangeFiles(
     }
   }
   if (!pending.done) throw new Error(`export: a ${kind} document of range ${pending.value.prefix} has no range to go to`);
+  progress.update(todo.length);
   progress.stop();
   return todo.length;
-}
-
-/** The documents of the ranges to build, in file order, a DuckDB chunk at a time. */
-async function* rangeLines(db: Db): AsyncGenerator<{ prefix: string; line: RangeLine }> {
-  for await (const rows of db.stream(TODO_DOCS)) {
-    for (const [prefix, key, part, text, height, time] of rows) {
-      yield { prefix: String(prefix), line: { key: String(key), part: Number(part), text: text === null ? null : String(text), stamp: { height: Number(height), time: Number(time) } } };
-    }
-  }
 }
 
 /**

@@ -21,7 +21,7 @@ export function exportSql(name: string): string {
 
 /**
  * The temp tables the export's statements share by name, across nodes.sql,
- * export.ts, writer.ts and manifest.ts. Listed once here, so one statement
+ * workspace.ts, writer.ts and manifest.ts. Listed once here, so one statement
  * drops them all when an export ends (a long-running job would otherwise
  * keep them in memory).
  */
@@ -31,17 +31,17 @@ export const WORK_TABLES = [
   // peg-digests.sql, dirty.sql (or dirty-all.sql): what changed since the previous release (x_prev_pegs, x_prev_attr are its digests and attribution), what to render and the pegs that shows.
   'x_prev_pegs', 'x_maybe_pegs', 'x_next_pegs', 'x_peg_digests', 'x_changed_pegs', 'x_prev_attr', 'x_attr_now', 'x_attr_changed', 'x_touched', 'x_dirty_pegins', 'x_dirty_pegouts', 'x_dirty_addresses',
   'x_dirty_keys', 'x_need_pegins', 'x_need_pegouts',
-  // export.ts: the batch of dirty keys the document queries render.
+  // render-every-key.sql, render-batch-keys.sql: the batch of dirty keys the document queries render.
   'x_render_keys',
   // nodes.sql: peg-in/peg-out nodes, shared by the document queries.
   'x_pegin_inputs', 'x_pegin_links', 'x_pegout_links', 'x_pegin_nodes', 'x_pegout_nodes',
-  // export.ts: one kind's documents, every document of this release and of the previous one,
+  // workspace.ts: one kind's rendered documents, every document of this release and of the previous one,
   // those unchanged since, those to fetch.
-  'x_doc', 'x_docs', 'x_prev_docs', 'x_unchanged', 'x_fetch',
+  'x_rendered_docs', 'x_docs', 'x_prev_docs', 'x_unchanged', 'x_fetch',
   // follow-hops.sql: the hops of the follow chains to render; range-docs(-kept).sql and export.ts: one kind's documents (the view x_range_docs is both) and block aliases on their way into range files, its dirty keys by prefix.
   'x_follow_hops', 'x_range_kept', 'x_range_rendered', 'x_range_aliases', 'x_range_keys',
-  // range-writer.ts: the prefixes of a batch of ranges, and those whose bytes changed.
-  'x_range_batch', 'x_range_todo',
+  // range-digests.sql, range-todo.sql: the prefixes of a batch of ranges, their digests, and those whose bytes changed.
+  'x_range_batch', 'x_range_digests', 'x_range_todo',
   // writer.ts: the files of this release, of the previous one, of the recycled one, those carried over.
   'x_files', 'x_prev_files', 'x_recycled_files', 'x_carry',
   // manifest.ts: the analyses the release's documents are stamped with; changes.ts: the previous manifest and the difference.
@@ -54,7 +54,7 @@ export const WORK_TABLES = [
 export const ANALYSED = exportSql('analysed');
 export const ANALYSED_VIEWS = ['analysed_blocks', 'analysed_pegins', 'analysed_pegin_inputs', 'analysed_pegouts'] as const;
 
-/** export.ts: one kind's documents on their way into range files, kept and rendered. */
+/** range-kind-start.sql: one kind's documents on their way into range files, kept and rendered. */
 export const WORK_VIEWS = ['x_range_docs'] as const;
 
 /** Drops every work table and view. */

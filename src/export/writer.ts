@@ -86,8 +86,15 @@ const CARRIED_TO_LINK = 'SELECT path FROM x_carry WHERE NOT kept ORDER BY path';
 const RECORD_CARRIED = `INSERT INTO x_files SELECT ${FILE_COLUMNS}, CASE WHEN kept THEN 'kept' ELSE 'reused' END FROM x_carry`;
 const RECYCLED_OTHER_FILES = 'SELECT path FROM x_recycled_files WHERE kind IS NULL';
 const COUNTS = exportSql('files-counts');
+const DOCUMENT_FILES = exportSql('document-files');
 /** Files, bytes and the largest file of the release (x_files). */
 const RELEASE_SIZE = 'SELECT count(*) AS files, sum(size) AS total, arg_max(path, size) AS path, max(size) AS largest FROM x_files';
+
+/** Files of per-query documents (range files included) written, and carried over unchanged. */
+export interface DocumentFiles {
+  written: number;
+  carried: number;
+}
 
 export interface WriterOptions {
   /** The current release and its files index, when unchanged documents are hard-linked from it. */
@@ -290,6 +297,12 @@ export class ReleaseWriter {
   async counts(): Promise<WriterCounts> {
     const row = (await this.db.one<Record<keyof WriterCounts, bigint>>(COUNTS))!;
     return { files: Number(row.files), written: Number(row.written), reused: Number(row.reused), kept: Number(row.kept), bytes: Number(row.bytes) };
+  }
+
+  /** The files of per-query documents, once finished. */
+  async documentFiles(): Promise<DocumentFiles> {
+    const row = (await this.db.one<{ written: bigint; carried: bigint }>(DOCUMENT_FILES))!;
+    return { written: Number(row.written), carried: Number(row.carried) };
   }
 
   private closeAppender(): void {

@@ -7,7 +7,7 @@ CREATE OR REPLACE TEMP TABLE x_fetch AS
 WITH w AS (
   SELECT d.* EXCLUDE (h), s.stamp_height, s.stamp_time,
     CASE WHEN d.has_file THEN wrap_document(s.stamp_height, s.stamp_time, d.body) END AS wrapped
-  FROM x_doc d
+  FROM x_rendered_docs d
   JOIN x_docs s ON s.kind = $1 AND s.q = d.q
   ANTI JOIN x_unchanged u ON u.q = d.q
 ),

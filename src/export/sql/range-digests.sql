@@ -1,5 +1,5 @@
 -- The range files of one kind as documents of the pseudo-kind
--- `range:<kind>` (x_doc: q = the prefix, has_file, h), one for every prefix
+-- `range:<kind>` (x_range_digests: q = the prefix, has_file, h), one for every prefix
 -- in this batch (x_range_batch), empty or not. h is a digest of everything a range file's
 -- bytes are made of: each document's key, part, body md5 and stamp, the
 -- block hashes it maps, and for an empty range the release's stamp ($2, $3),
@@ -7,7 +7,7 @@
 -- file can be carried over without being built. Each member is hashed twice
 -- (two 64-bit hashes, 128 bits in all) and the hashes are combined by xor,
 -- which needs no sort: a range's members are unique, so none cancel out.
-CREATE OR REPLACE TEMP TABLE x_doc AS
+CREATE OR REPLACE TEMP TABLE x_range_digests AS
 WITH docs AS (
   SELECT prefix, bit_xor(hash(part, q, h, stamp_height, stamp_time)) AS d1, bit_xor(hash(q, 'doc', h, stamp_time, part, stamp_height)) AS d2
   FROM x_range_docs SEMI JOIN x_range_batch USING (prefix) GROUP BY prefix
