@@ -14,7 +14,7 @@ import { DEFAULT_KEEP_RELEASES } from './domain/model.js';
 import { SIM_LABELS_FILE } from './chain/sim/index.js';
 import { recordEvents } from './notify/record.js';
 import { DELIVERY_BUDGET_MS, deliverDue, nextDue, summaryLine, type DeliveryOptions } from './notify/deliver.js';
-import { countChanges, secondsSince, type JobSummary } from './summary.js';
+import { secondsSince, type JobSummary } from './summary.js';
 
 export interface JobOptions extends SourceOptions {
   to?: number;
@@ -68,7 +68,7 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
       const summary: JobSummary = {
         command: 'job', network: config.network.name, release_id: exported.releaseId, as_of_height: analysed.asOfHeight,
         scanned_to: scan.toHeight, new_blocks: scan.blocks, files: exported.files, written: exported.written, linked: exported.reused, kept: exported.kept,
-        changes: await countChanges(exported.dir), seconds: secondsSince(started),
+        changes: exported.changes, seconds: secondsSince(started),
       };
       opts.onSummary?.(summary);
       return summary;

@@ -1,10 +1,8 @@
-import { createReadStream } from 'node:fs';
 import { realpath } from 'node:fs/promises';
-import { basename, join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { CHANGES_FILE } from './api/release-files.js';
+import { basename } from 'node:path';
 import { RELEASE_ID_PATTERN } from './export/publish.js';
 import type { Problem, VerifyResult } from './export/verify.js';
+import type { ChangeCounts } from './export/changes.js';
 
 /**
  * The one-object summaries `job --json` and `verify --json` print on
@@ -12,8 +10,6 @@ import type { Problem, VerifyResult } from './export/verify.js';
  * checked, in the names the release itself uses.
  */
 
-/** How many files changes.json lists as added, changed and removed. */
-export interface ChangeCounts { added: number; changed: number; removed: number }
 
 export interface JobSummary {
   command: 'job';
@@ -53,20 +49,6 @@ export const releaseIdOf = (realDir: string): string | null => (RELEASE_ID_PATTE
 
 /** Seconds since `startedMs` (performance.now()), to the millisecond. */
 export const secondsSince = (startedMs: number): number => Math.round(performance.now() - startedMs) / 1000;
-
-/** The sections of changes.json, one file a line: streamed, since a first release's can be as large as its manifest. */
-const SECTION = /^(?:\},)?"(added|changed|removed)":\{$/;
-
-export async function countChanges(releaseDir: string): Promise<ChangeCounts> {
-  const counts: ChangeCounts = { added: 0, changed: 0, removed: 0 };
-  let section: keyof ChangeCounts | null = null;
-  for await (const line of createInterface({ input: createReadStream(join(releaseDir, CHANGES_FILE)), crlfDelay: Infinity })) {
-    const opened = SECTION.exec(line);
-    if (opened) section = opened[1] as keyof ChangeCounts;
-    else if (section && line.startsWith('"')) counts[section]++;
-  }
-  return counts;
-}
 
 /** verify's result as `verify --json` prints it; the problems in path order. */
 export async function verifySummary(result: VerifyResult, ok: boolean, problems: readonly Problem[], startedMs: number): Promise<VerifySummary> {

@@ -20,6 +20,11 @@ const PREVIOUS_MANIFEST = exportSql('changes-previous');
 const NO_PREVIOUS_MANIFEST = 'CREATE OR REPLACE TEMP TABLE x_prev_manifest (path VARCHAR, size BIGINT, sha256 VARCHAR)';
 const PLAN_CHANGES = exportSql('changes');
 const CHANGE_LINES = exportSql('changes-lines');
+const CHANGE_COUNTS = `SELECT count(*) FILTER (WHERE change = 'added') AS added, count(*) FILTER (WHERE change = 'changed') AS changed,
+  count(*) FILTER (WHERE change = 'removed') AS removed FROM x_changes`;
+
+/** How many files changes.json lists as added, changed and removed. */
+export interface ChangeCounts { added: number; changed: number; removed: number }
 
 /** What changes.json says about the release it compares with. */
 interface PreviousRelease { as_of_height: number; updated_at: number }
@@ -32,9 +37,9 @@ async function previousStamp(manifest: string): Promise<PreviousRelease | null> 
 
 /**
  * Writes changes.json into `dir` from x_files against `previousDir`'s
- * manifest (everything is added when there is none).
+ * manifest (everything is added when there is none); returns how many files it lists.
  */
-export async function writeChanges(db: Db, dir: string, previousDir: string | null, stamp: AnalysisStamp): Promise<void> {
+export async function writeChanges(db: Db, dir: string, previousDir: string | null, stamp: AnalysisStamp): Promise<ChangeCounts> {
   const manifest = previousDir ? join(previousDir, MANIFEST_FILE) : null;
   const hasPrevious = manifest !== null && existsSync(manifest);
   await db.exec(hasPrevious ? PREVIOUS_MANIFEST : NO_PREVIOUS_MANIFEST, hasPrevious ? [manifest] : undefined);
@@ -44,4 +49,6 @@ export async function writeChanges(db: Db, dir: string, previousDir: string | nu
     previous: hasPrevious ? await previousStamp(manifest) : null,
   });
   await writeLines(db, join(dir, CHANGES_FILE), `${head.slice(0, -1)},`, CHANGE_LINES, '}');
+  const counts = (await db.one<Record<keyof ChangeCounts, bigint>>(CHANGE_COUNTS))!;
+  return { added: Number(counts.added), changed: Number(counts.changed), removed: Number(counts.removed) };
 }

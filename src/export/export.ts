@@ -25,7 +25,7 @@ import { writeSeries } from './series.js';
 import { writeFeeds } from './feeds.js';
 import { writeManifest } from './manifest.js';
 import { CHANGES_FILE, GZ_MIN, MANIFEST_FILE } from '../api/release-files.js';
-import { writeChanges } from './changes.js';
+import { writeChanges, type ChangeCounts } from './changes.js';
 import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease } from './publish.js';
 import { budgetProblems, chooseRangeLayout, DEFAULT_HOST_BUDGET, formatBytes, type HostBudget, type Layout, type ReleaseSize } from './ranges.js';
 import { PreviousRanges, rangeBatches, rangeLayout, rangesLine, writeRangeFiles } from './range-writer.js';
@@ -87,6 +87,8 @@ export interface ExportResult {
   kept: number;
   /** Bytes actually written (reused and kept files cost none). */
   bytes: number;
+  /** What changes.json lists: the files a mirror uploads or deletes. */
+  changes: ChangeCounts;
 }
 
 /**
@@ -140,6 +142,7 @@ async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> 
   });
   let writer: ReleaseWriter | null = null;
   let counts: WriterCounts;
+  let changes: ChangeCounts;
   try {
     await step('started');
     writer = await ReleaseWriter.open(db, tmpDir, {
@@ -152,7 +155,7 @@ async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> 
     if (documents.ranges) log(rangesLine(documents.ranges));
     await writer.finish(join(started.stateDir, FILES_INDEX));
     log(documentFilesLine(await writer.documentFiles()));
-    await writeChanges(db, tmpDir, current, stamp);
+    changes = await writeChanges(db, tmpDir, current, stamp);
     await writer.recordFinished(CHANGES_FILE);
     await step('tree');
     counts = await writer.counts();
@@ -177,7 +180,7 @@ async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> 
   const pruned = await pruneReleases(opts.outDir, keep);
   // The manifest counts as one more written file.
   const { files, written, reused, kept, bytes } = counts;
-  const result = { releaseId: id, dir, stateDir: join(opts.outDir, STATE_DIR, id), files: files + 1, written: written + 1, reused, kept, bytes };
+  const result = { releaseId: id, dir, stateDir: join(opts.outDir, STATE_DIR, id), files: files + 1, written: written + 1, reused, kept, bytes, changes };
   log(`published ${id}: ${result.files} files, ${result.written} written, ${reused} linked to the previous release, ${kept} kept in place, ${(result.bytes / 1e6).toFixed(1)} MB written${pruned.length ? `; pruned ${pruned.join(', ')}` : ''}`);
   return result;
 }

@@ -1,4 +1,4 @@
--- Schema 2: the watchlist, its events and their outbox (docs/notifications.md).
+-- Version 3: the watchlist, its events and their outbox (docs/notifications.md).
 
 -- The watchlist (`pegscope watch`, docs/notifications.md): the operator's own,
 -- never published. secret is the watch's whsec_ signing key: never logged.
