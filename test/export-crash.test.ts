@@ -7,7 +7,7 @@ import { Db } from '../src/store/db.js';
 import { exportRelease, type ExportOptions } from '../src/export/export.js';
 import { createSimSource } from '../src/chain/sim/index.js';
 import { analysedDb, expectSameState, expectSameTree, isComplete, scanAndAnalyze } from './helpers/export-pipeline.js';
-import { completeStateDir } from '../src/export/state.js';
+import { completeStateDir, isDocsIndexFile } from '../src/export/state.js';
 
 const work = mkdtempSync(join(tmpdir(), 'pegscope-crash-'));
 const CHILD = join(import.meta.dirname, 'helpers', 'export-child.ts');
@@ -29,11 +29,11 @@ function checkCurrent(dir: string): { target: string; complete: boolean } {
 const tmpReleases = (dir: string): string[] => readdirSync(join(dir, 'releases')).filter((name) => name.startsWith('.tmp-'));
 const tmpStates = (dir: string): string[] => readdirSync(join(dir, 'state')).filter((name) => name.startsWith('.tmp-'));
 
-/** Every complete release has its complete state, and there is no other state directory but those of a killed export. */
+/** Every complete release has its complete state, and there is no other state directory but those of a killed export (beside them: the documents index). */
 async function expectStatesOfReleases(dir: string): Promise<void> {
   const releases = readdirSync(join(dir, 'releases')).filter((name) => !name.startsWith('.tmp-')).sort();
   for (const name of releases) expect(await completeStateDir(dir, name), name).toBe(join(dir, 'state', name));
-  expect(readdirSync(join(dir, 'state')).filter((name) => !name.startsWith('.tmp-')).sort()).toEqual(releases);
+  expect(readdirSync(join(dir, 'state')).filter((name) => !name.startsWith('.tmp-') && !isDocsIndexFile(name)).sort()).toEqual(releases);
 }
 
 /**
@@ -126,17 +126,15 @@ describe('a kill in the middle of an export', () => {
     expect(checkCurrent(out)).toEqual({ target: next.dir, complete: true });
     expect(isComplete(second.dir)).toBe(true);
     expectSameTree(next.dir, rewritten.dir);
-    expectSameState(next.stateDir, rewritten.stateDir);
+    await expectSameState(next.stateDir, rewritten.stateDir);
     await expectStatesOfReleases(out);
   }, 300_000);
 
-  it.each([
-    ['while an incremental export renders only what changed', 'documents:range:trace:1'],
-    ['between an incremental export\'s state and its publishing', 'state'],
-  ])('%s leaves current intact, and the next export builds on its state and equals rewriting every file', async (name, step) => {
-    const out = join(work, `incremental-${step}`);
-    const ref = join(work, `incremental-${step}-reference`);
-    const file = join(work, `incremental-${step}.duckdb`);
+  /** A site `name` with a release of the tiny chain at 2,000 and a database 50 blocks further, and a reference site with the same history. */
+  async function incrementalSite(name: string): Promise<{ out: string; ref: string; file: string; first: string; both: (handle: Db) => ReturnType<typeof exportWithReference> }> {
+    const out = join(work, `incremental-${name}`);
+    const ref = join(work, `incremental-${name}-reference`);
+    const file = join(work, `incremental-${name}.duckdb`);
     const db = await Db.open(file);
     const source = createSimSource({ preset: 'tiny', seed: 6, worker: false });
     const both = (handle: Db) => exportWithReference(handle, { outDir: out }, ref);
@@ -145,24 +143,49 @@ describe('a kill in the middle of an export', () => {
     await scanAndAnalyze(db, source, 2_050, 1_800_007_500, 150);
     await source.close();
     db.close();
+    return { out, ref, file, first: first.dir, both };
+  }
 
-    await killExportAt(file, out, 'incremental', step);
-    expect(tmpReleases(out)).toHaveLength(1);
-    expect(tmpStates(out)).toHaveLength(1);
-    expect(checkCurrent(out)).toEqual({ target: first.dir, complete: true });
-
+  /** The next export into `out` builds on its state (rendering only changed pegs above the floor) and equals rewriting every file. */
+  async function expectNextBuildsOn(out: string, ref: string, file: string, floor: number): Promise<void> {
     const reopened = await Db.open(file);
     const logs: string[] = [];
     const next = await exportRelease(reopened, { outDir: out, log: (line) => logs.push(line) });
     const rewritten = await exportRelease(reopened, { outDir: ref, incremental: false });
     reopened.close();
-    expect(logs.find((line) => line.startsWith('rendering'))).toMatch(new RegExp(`: the documents of changed pegs above height ${2_000 - 300} and of addresses whose attribution changed$`));
+    expect(logs.find((line) => line.startsWith('rendering'))).toMatch(new RegExp(`: the documents of changed pegs above height ${floor} and of addresses whose attribution changed$`));
     expect(tmpReleases(out)).toHaveLength(0);
     expect(tmpStates(out)).toHaveLength(0);
     expect(checkCurrent(out)).toEqual({ target: next.dir, complete: true });
     expectSameTree(next.dir, rewritten.dir);
-    expectSameState(next.stateDir, rewritten.stateDir);
+    await expectSameState(next.stateDir, rewritten.stateDir);
     await expectStatesOfReleases(out);
+  }
+
+  it.each([
+    ['while an incremental export renders only what changed', 'documents:range:trace:1'],
+    ['between an incremental export\'s state and staging its documents index', 'state'],
+    ['between staging its documents index and publishing', 'staged'],
+  ])('%s leaves current intact, and the next export builds on its state and equals rewriting every file', async (_name, step) => {
+    const site = await incrementalSite(step);
+    await killExportAt(site.file, site.out, 'incremental', step);
+    expect(tmpReleases(site.out)).toHaveLength(1);
+    expect(tmpStates(site.out)).toHaveLength(1);
+    expect(checkCurrent(site.out)).toEqual({ target: site.first, complete: true });
+    await expectNextBuildsOn(site.out, site.ref, site.file, 2_000 - 300);
+  }, 300_000);
+
+  it('after publishing, before the documents index takes the release in, leaves the new release current, and the next export builds on it', async () => {
+    const site = await incrementalSite('published');
+    await killExportAt(site.file, site.out, 'incremental', 'published');
+    const { target } = checkCurrent(site.out);
+    expect(target).not.toBe(site.first);
+    expect(basename(target)).toMatch(/-h2050$/);
+    // The reference site gets the same release the kill published.
+    const reopened = await Db.open(site.file);
+    await exportRelease(reopened, { outDir: site.ref, incremental: false });
+    reopened.close();
+    await expectNextBuildsOn(site.out, site.ref, site.file, 2_050 - 300);
   }, 300_000);
 });
 
@@ -209,7 +232,7 @@ describe('a state that is not the current release\'s', () => {
         return { head, files };
       };
       expect(listed(next.dir)).toEqual(listed(fresh.dir));
-      expectSameState(next.stateDir, fresh.stateDir);
+      await expectSameState(next.stateDir, fresh.stateDir);
     } finally {
       db.close();
     }

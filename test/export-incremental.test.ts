@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Db, sqlString } from '../src/store/db.js';
 import { createSimSource, type SimSource } from '../src/chain/sim/index.js';
@@ -12,6 +12,8 @@ import type { Layout } from '../src/export/ranges.js';
 import { NO_HOST_BUDGET } from '../src/export/ranges.js';
 import { currentRelease } from '../src/export/publish.js';
 import { expectSameState, expectSameTree, scanAndAnalyze } from './helpers/export-pipeline.js';
+import { DOCS_DB } from '../src/export/state.js';
+import { digestColumns } from '../src/export/sql.js';
 import { finalChain, fixtureSource, loadRecording, orphanChain } from './helpers/fixture-source.js';
 
 /**
@@ -37,6 +39,17 @@ const manifestFiles = (dir: string): Members => {
   return Object.fromEntries(Object.entries(files).filter(([path]) => path !== 'changes.json').map(([path, f]) => [path, { size: f.size, sha256: f.sha256 }]));
 };
 
+/** The documents index beside a release's state, as an earlier pegscope wrote it per release (kind, q, md5 in two halves, stamp). */
+async function writeLegacyDocsIndex(stateDir: string, parquet: string): Promise<void> {
+  const db = await Db.open(':memory:');
+  try {
+    await db.exec(`ATTACH ${sqlString(join(dirname(stateDir), DOCS_DB))} AS docs_index (READ_ONLY)`);
+    await db.exec(`COPY (SELECT kind, q, ${digestColumns('h')}, stamp_height, stamp_time FROM docs_index.docs ORDER BY kind, q) TO ${sqlString(parquet)} (FORMAT parquet)`);
+  } finally {
+    db.close();
+  }
+}
+
 /** A release's changes.json. */
 const changesOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'changes.json'), 'utf8'));
 
@@ -61,7 +74,7 @@ async function exportBoth(db: Db, name: string, layout: Layout): Promise<Sites> 
   // The full export renders in small batches, the incremental one (a tiny chain) in one: batching changes no byte.
   const full = await exportRelease(db, { ...options, outDir: join(work, name, 'full'), incremental: false, renderBatchDocs: 97 });
   expectSameTree(incremental.dir, full.dir);
-  expectSameState(incremental.stateDir, full.stateDir);
+  await expectSameState(incremental.stateDir, full.stateDir);
   // The exporter's own state is beside the release, never in it.
   expect(Object.keys(manifestFiles(incremental.dir)).filter((path) => /^data\/[^/]+\.(parquet|json\.gz)$|^data\/state\.json$|^nginx\.conf\./.test(path))).toEqual([]);
   expectChangesBetween(previous, incremental.dir);
@@ -208,8 +221,8 @@ describe('incremental export across a reorg', () => {
 
   it('builds on a release of an earlier pegscope that holds its state (data/*.parquet), and lists those files as removed', async () => {
     const after = await exportRecording('legacy', 'final', async (db, before) => {
-      makeLegacy(before.incremental);
-      makeLegacy(before.full);
+      await makeLegacy(before.incremental);
+      await makeLegacy(before.full);
       await analyze(db, { now: 1_700_000_100, horizon: 40 });
       return exportBoth(db, 'legacy', 'ranges');
     });
@@ -223,11 +236,14 @@ const LEGACY_STATE = ['attribution.parquet', 'docs.parquet', 'files.parquet', 'p
 /**
  * Makes a site's current release one of an earlier pegscope: its state inside
  * it as data/state.json (naming no release) and data/*.parquet, listed in its
- * manifest, and no state directory.
+ * manifest, with its documents index as data/docs.parquet, and no state
+ * directory or documents index beside it.
  */
-function makeLegacy(release: ExportResult): void {
+async function makeLegacy(release: ExportResult): Promise<void> {
   const data = join(release.dir, 'data');
   mkdirSync(data, { recursive: true });
+  await writeLegacyDocsIndex(release.stateDir, join(release.stateDir, 'docs.parquet'));
+  rmSync(join(dirname(release.stateDir), DOCS_DB));
   expect(readdirSync(release.stateDir).sort()).toEqual(LEGACY_STATE);
   for (const name of LEGACY_STATE) renameSync(join(release.stateDir, name), join(data, name));
   rmSync(release.stateDir, { recursive: true });

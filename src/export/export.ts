@@ -1,5 +1,6 @@
+import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { isValidAddress } from '../domain/address.js';
 import { networkParams, type NetworkName } from '../domain/network.js';
 import { DEFAULT_EXPORT_MEMORY_MB, DEFAULT_KEEP_RELEASES } from '../domain/model.js';
@@ -26,12 +27,12 @@ import { writeFeeds } from './feeds.js';
 import { writeManifest } from './manifest.js';
 import { CHANGES_FILE, GZ_MIN, MANIFEST_FILE } from '../api/release-files.js';
 import { writeChanges, type ChangeCounts } from './changes.js';
-import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease } from './publish.js';
+import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease, type StartedRelease } from './publish.js';
 import { budgetProblems, chooseRangeLayout, DEFAULT_HOST_BUDGET, formatBytes, type HostBudget, type Layout, type ReleaseSize } from './ranges.js';
 import { PreviousRanges, rangeBatches, rangeLayout, rangesLine, writeRangeFiles } from './range-writer.js';
 import {
-  ATTRIBUTION_INDEX, checkpointHeights, completeStateDir, DOCS_INDEX, FILES_INDEX, PEGS_INDEX, modelFingerprint, releaseState, RENDER_ALL_HINT, STATE_DIR, STATE_FILE,
-  type ExportBasis,
+  ATTRIBUTION_INDEX, checkpointHeights, completeStateDir, DOCS_DB, FILES_INDEX, LEGACY_DOCS_INDEX, PEGS_INDEX, modelFingerprint, releaseState, RENDER_ALL_HINT,
+  STATE_DIR, STATE_FILE, type ExportBasis, type ReleaseState,
 } from './state.js';
 import { EVERY_KEY, ReleaseWriter, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
 import { planExport, rendersAllButCarries, stateFile, type ExportPlan, type PreviousRelease } from './plan.js';
@@ -65,8 +66,9 @@ export interface ExportOptions {
    * it), `endpoints`, `documents:<kind>:<page>` (a page of that kind handed
    * to the file worker), `documents:<kind>`, `dumps`, `tree` (every file and
    * the files index written), `manifest` (complete, not yet published),
-   * `state` (its state complete too), `published` (current swapped, old
-   * releases not yet pruned).
+   * `state` (its state complete too), `staged` (its documents staged in the
+   * documents index), `published` (current swapped, the index not yet
+   * describing it, old releases not yet pruned).
    */
   onStep?: (step: string) => Promise<void> | void;
 }
@@ -112,7 +114,6 @@ interface ExportRun {
 
 async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> {
   const log = opts.log ?? (() => undefined);
-  const progress = opts.progress ?? silentProgress;
   const workspace = new ExportWorkspace(db);
   const meta = await workspace.meta();
   const stamp = analysisStamp(meta);
@@ -123,66 +124,109 @@ async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> 
   // Unchanged documents keep their stamp either way; only with `incremental` are their files carried over.
   const currentState = current ? await releaseState(opts.outDir, current) : null;
   const started = await startRelease(opts.outDir, id, incremental ? keep : undefined);
-  const { dir: tmpDir, recycled } = started;
-  // The recycled release's state was checked complete before recycling; its files index says what the directory holds.
-  const recycledFiles = recycled ? join((await completeStateDir(opts.outDir, recycled))!, FILES_INDEX) : null;
+  const { recycled } = started;
   log(`export ${stamp.network} at height ${stamp.as_of_height} into release ${id}${recycled ? ` (recycling release ${recycled}, which pruning would remove)` : ''}${currentState && incremental ? ' (reusing unchanged files of the current release)' : ''}`);
   if (current && !currentState) log(`the current release has no complete state in ${join(opts.outDir, STATE_DIR)}: every document is rendered`);
-
-  const step: Step = async (name) => { await opts.onStep?.(name); };
   await workspace.open();
-  const basis = exportBasis(meta, stamp, opts.layout ?? 'ranges');
-  const previous: PreviousRelease | null = current && currentState ? { dir: current, stateDir: currentState.dir, state: currentState.state } : null;
-  // Today's hashes at this release's checkpoints and at the previous release's, to tell whether that chain is still this one.
-  const heights = [...checkpointHeights(stamp.as_of_height), ...(previous?.state?.checkpoints.map(([height]) => height) ?? [])];
-  const plan = planExport({
-    stamp, basis, hashes: await workspace.checkpointHashes(heights), previous, stateDir: started.stateDir, incremental,
-    budget: opts.hostBudget ?? DEFAULT_HOST_BUDGET, partitionBlocks: opts.dumpPartitionBlocks ?? PARTITION_BLOCKS,
-    renderBatchDocs: opts.renderBatchDocs ?? RENDER_BATCH_DOCS,
-  });
+  try {
+    const previousDocs = await indexDescribesCurrent(workspace, join(opts.outDir, STATE_DIR, DOCS_DB), current, currentState, log);
+    const previous: PreviousRelease | null = current && currentState ? { dir: current, stateDir: currentState.dir, state: currentState.state } : null;
+    const basis = exportBasis(meta, stamp, opts.layout ?? 'ranges');
+    // Today's hashes at this release's checkpoints and at the previous release's, to tell whether that chain is still this one.
+    const heights = [...checkpointHeights(stamp.as_of_height), ...(previous?.state?.checkpoints.map(([height]) => height) ?? [])];
+    const plan = planExport({
+      stamp, basis, hashes: await workspace.checkpointHashes(heights), previous, stateDir: started.stateDir, incremental, previousDocs,
+      budget: opts.hostBudget ?? DEFAULT_HOST_BUDGET, partitionBlocks: opts.dumpPartitionBlocks ?? PARTITION_BLOCKS,
+      renderBatchDocs: opts.renderBatchDocs ?? RENDER_BATCH_DOCS,
+    });
+    const step: Step = async (name) => { await opts.onStep?.(name); };
+    const built = await buildRelease(db, { plan, workspace, log, progress: opts.progress ?? silentProgress, step }, { ...started, outDir: opts.outDir, id, current });
+
+    const dir = await publishRelease(opts.outDir, started, id);
+    await step('published');
+    await workspace.applyDocsIndex();
+    const pruned = await pruneReleases(opts.outDir, keep);
+    // The manifest counts as one more written file.
+    const { files, written, reused, kept, bytes } = built.counts;
+    const result = { releaseId: id, dir, stateDir: join(opts.outDir, STATE_DIR, id), files: files + 1, written: written + 1, reused, kept, bytes, changes: built.changes };
+    log(`published ${id}: ${result.files} files, ${result.written} written, ${reused} linked to the previous release, ${kept} kept in place, ${(result.bytes / 1e6).toFixed(1)} MB written${pruned.length ? `; pruned ${pruned.join(', ')}` : ''}`);
+    return result;
+  } finally {
+    await workspace.closeDocsIndex();
+  }
+}
+
+/** A started release (its temporary directories), its site, id, and the release current names (null: none). */
+interface ReleaseToBuild extends StartedRelease {
+  outDir: string;
+  id: string;
+  current: string | null;
+}
+
+/**
+ * Writes the release into its temporary directory and its state beside it,
+ * and stages its documents in the documents index; on failure removes both
+ * (the stage is discarded by the next export, as it names no current release).
+ */
+async function buildRelease(db: Db, ctx: Omit<ExportRun, 'writer'>, release: ReleaseToBuild): Promise<{ counts: WriterCounts; changes: ChangeCounts }> {
+  const { plan, workspace, log, step } = ctx;
+  const { dir: tmpDir, recycled, stateDir, id, current } = release;
   let writer: ReleaseWriter | null = null;
-  let counts: WriterCounts;
-  let changes: ChangeCounts;
   try {
     await step('started');
+    // The recycled release's state was checked complete before recycling; its files index says what the directory holds.
+    const recycledFiles = recycled ? join((await completeStateDir(release.outDir, recycled))!, FILES_INDEX) : null;
     writer = await ReleaseWriter.open(db, tmpDir, {
-      previous: plan.previousFiles ? { dir: previous!.dir, files: plan.previousFiles } : null, recycledFiles,
+      previous: plan.previousFiles ? { dir: plan.previous!.dir, files: plan.previousFiles } : null, recycledFiles,
     });
-    const run: ExportRun = { plan, workspace, writer, log, progress, step };
-    const documents = await writeTree(run);
+    const documents = await writeTree({ ...ctx, writer });
     if (!await writeExplorer(writer)) log(EXPLORER_MISSING);
-    if (documents.skipped > 0) log(`skipped ${documents.skipped} queries that are not a valid ${stamp.network} address or txid (never used as file names)`);
+    if (documents.skipped > 0) log(`skipped ${documents.skipped} queries that are not a valid ${plan.stamp.network} address or txid (never used as file names)`);
     if (documents.ranges) log(rangesLine(documents.ranges));
-    await writer.finish(join(started.stateDir, FILES_INDEX));
+    await writer.finish(join(stateDir, FILES_INDEX));
     log(documentFilesLine(await writer.documentFiles()));
-    changes = await writeChanges(db, tmpDir, current, stamp);
+    const changes = await writeChanges(db, tmpDir, current, plan.stamp);
     await writer.recordFinished(CHANGES_FILE);
     await step('tree');
-    counts = await writer.counts();
-    const manifestBytes = await writeManifest(db, join(tmpDir, MANIFEST_FILE), stamp);
+    const counts = await writer.counts();
+    const manifestBytes = await writeManifest(db, join(tmpDir, MANIFEST_FILE), plan.stamp);
     counts.bytes += manifestBytes;
     checkHostBudget(await writer.size(manifestBytes), plan);
     await step('manifest');
     // Last, naming the release: a state directory without it is incomplete and never built on.
-    await writeFile(join(started.stateDir, STATE_FILE), json(stateFile(plan, documents.ranges, id)));
+    await writeFile(join(stateDir, STATE_FILE), json(stateFile(plan, documents.ranges, id)));
     await step('state');
+    await workspace.stageDocsIndex(id, plan.floor < 0);
+    await step('staged');
+    return { counts, changes };
   } catch (err) {
     await writer?.abandon().catch(() => undefined);
     await rm(tmpDir, { recursive: true, force: true });
-    await rm(started.stateDir, { recursive: true, force: true });
+    await rm(stateDir, { recursive: true, force: true });
     throw err;
   } finally {
     await workspace.drop();
   }
+}
 
-  const dir = await publishRelease(opts.outDir, started, id);
-  await step('published');
-  const pruned = await pruneReleases(opts.outDir, keep);
-  // The manifest counts as one more written file.
-  const { files, written, reused, kept, bytes } = counts;
-  const result = { releaseId: id, dir, stateDir: join(opts.outDir, STATE_DIR, id), files: files + 1, written: written + 1, reused, kept, bytes, changes };
-  log(`published ${id}: ${result.files} files, ${result.written} written, ${reused} linked to the previous release, ${kept} kept in place, ${(result.bytes / 1e6).toFixed(1)} MB written${pruned.length ? `; pruned ${pruned.join(', ')}` : ''}`);
-  return result;
+/**
+ * Whether the site's documents index describes the current release, so that
+ * documents not rendered are taken from it. When it does not but the
+ * release is one of an earlier pegscope, whose state held its own documents
+ * index, that index is imported first.
+ */
+async function indexDescribesCurrent(workspace: ExportWorkspace, path: string, current: string | null, state: ReleaseState | null, log: (line: string) => void): Promise<boolean> {
+  const id = current && basename(current);
+  const indexed = await workspace.openDocsIndex(path, id);
+  if (!id || !state?.state) return false;
+  if (indexed === id) return true;
+  const legacy = join(state.dir, LEGACY_DOCS_INDEX);
+  if (existsSync(legacy)) {
+    await workspace.importLegacyDocs(legacy, id);
+    return true;
+  }
+  log(`the documents index ${path} describes ${indexed === null ? 'no release' : `release ${indexed}`}, not the current release ${id}: every document is rendered`);
+  return false;
 }
 
 /**
@@ -365,11 +409,11 @@ interface QueryDocumentsResult {
  */
 async function writeQueryDocuments(run: ExportRun): Promise<QueryDocumentsResult> {
   const { plan, workspace } = run;
-  await workspace.startDocuments(plan.previousDocs);
-  const result: QueryDocumentsResult = plan.layout === 'files'
+  await workspace.startDocuments(plan.previousDocs, plan.keysOnlyGrow);
+  const result = plan.layout === 'files'
     ? { skipped: await writeFilesLayout(run), ranges: null }
     : { skipped: 0, ranges: await writeRangesLayout(run) };
-  await workspace.writeDocsIndex(join(plan.stateDir, DOCS_INDEX));
+  await checkEveryDocument(workspace);
   return result;
 }
 
@@ -380,11 +424,12 @@ async function writeQueryDocuments(run: ExportRun): Promise<QueryDocumentsResult
  */
 const RENDER_BATCH_DOCS = 100_000;
 
-/** Fails the export when the workspace lacks a document of the kind once every one is recorded. */
-async function checkEveryDocument(workspace: ExportWorkspace, doc: DocKind): Promise<void> {
-  const counts = await workspace.documentCounts(doc.kind);
-  if (counts.docs !== counts.keys) {
-    throw new Error(`export: ${counts.docs} ${doc.kind} documents for ${counts.keys} keys; the previous release's ${DOCS_INDEX} misses some. Please report this; ${RENDER_ALL_HINT}`);
+/** Fails the export when the documents index would lack a document of a kind, or hold one too many, once this export's are merged. */
+async function checkEveryDocument(workspace: ExportWorkspace): Promise<void> {
+  for (const counts of await workspace.documentCounts()) {
+    if (counts.docs !== counts.keys) {
+      throw new Error(`export: ${counts.docs} ${counts.kind} documents for ${counts.keys} keys; the documents index (state/${DOCS_DB}) disagrees with the previous release. Please report this; ${RENDER_ALL_HINT}`);
+    }
   }
 }
 
@@ -424,8 +469,6 @@ async function writeFilesLayout(run: ExportRun): Promise<number> {
     // One batch: writeFiles plans over the whole kind rendered. This layout is for mirrors without file limits, not for x10.
     await workspace.renderEveryKey(k.kind);
     await workspace.renderDocuments(stamp, k);
-    await workspace.recordNotRendered(k.kind);
-    await checkEveryDocument(workspace, k);
     refused.push(await writeFiles(run, k));
     await run.step(`documents:${k.kind}`);
   }
@@ -452,13 +495,15 @@ async function writeRangesLayout(run: ExportRun): Promise<Record<RangeKind, Rang
   for (const kind of RANGE_KINDS) {
     const sources = RANGE_SOURCES[kind];
     const job = { workspace, writer, stamp, plan: { kind, prefixLength: lengths[kind], previous: previousRanges }, progress: run.progress, step: run.step };
+    const { prefixLength } = job.plan;
     await workspace.startRangeKind();
-    for (const { doc, part } of sources) {
-      await workspace.recordNotRendered(doc.kind);
-      await workspace.keepRangeDocuments(doc.kind, part, job.plan.prefixLength);
-    }
-    if (kind === 'block') await workspace.addRangeAliases(job.plan.prefixLength);
-    const dirty = await workspace.selectRangeKeys(sources.map((s) => s.doc.kind), job.plan.prefixLength);
+    await workspace.dropOtherRangeLengths(kind, prefixLength);
+    if (kind === 'block') await workspace.addRangeAliases(prefixLength);
+    const kinds = sources.map((s) => s.doc.kind);
+    const dirty = await workspace.selectRangeKeys(kinds, prefixLength);
+    // Every range when the prefix length changed, and block ranges when the chain did not only grow (a hash alias may be gone).
+    await workspace.touchRanges(kinds, prefixLength, plan.floor < 0 || previousLengths?.[kind] !== prefixLength || (kind === 'block' && !plan.keysOnlyGrow));
+    for (const { doc, part } of sources) await workspace.keepRangeDocuments(doc.kind, part, prefixLength);
     let built = 0;
     for (const batch of rangeBatches(job.plan.prefixLength, Math.ceil(dirty / plan.renderBatchDocs))) {
       await workspace.startRangeBatch();
@@ -469,7 +514,6 @@ async function writeRangesLayout(run: ExportRun): Promise<Record<RangeKind, Rang
       }
       built += await writeRangeFiles(job, batch, built);
     }
-    for (const { doc } of sources) await checkEveryDocument(workspace, doc);
     layout[kind] = rangeLayout(job.plan.prefixLength, counts[kind]);
     await run.step(`documents:${kind}`);
   }

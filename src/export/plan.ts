@@ -10,7 +10,7 @@ import { RANGE_KINDS, type RangeKind, type RangeLayout } from '@pegscope/client'
 import type { AnalysisStamp } from '../api/envelope.js';
 import type { HostBudget, Layout } from './ranges.js';
 import {
-  ATTRIBUTION_INDEX, chainUnchangedUpTo, checkpointHeights, dirtyFloor, DOCS_INDEX, EXPORT_FORMAT, extendsPrevious, FILES_INDEX, finalHeightOf, PEGS_INDEX,
+  ATTRIBUTION_INDEX, chainUnchangedUpTo, checkpointHeights, dirtyFloor, EXPORT_FORMAT, extendsPrevious, FILES_INDEX, finalHeightOf, PEGS_INDEX,
   type ExportBasis, type ExportState, type StateFile,
 } from './state.js';
 
@@ -42,8 +42,10 @@ export interface ExportPlan {
   previousPegs: string | null;
   /** What the previous release showed of each address, when only what changed is rendered. */
   previousAttribution: string | null;
-  /** The previous release's documents index, when of this format: unchanged bodies keep their stamps. */
-  previousDocs: string | null;
+  /** Whether the site's documents index describes the previous release (of this format): unchanged bodies keep their stamps, and documents not rendered are taken from it. */
+  previousDocs: boolean;
+  /** Whether this chain only grew since the previous release (extendsPrevious, with a floor): no peg, block or address key is gone. */
+  keysOnlyGrow: boolean;
   dumps: {
     /** Blocks per dump partition. */
     partitionBlocks: number;
@@ -70,6 +72,8 @@ export interface PlanInputs {
   previous: PreviousRelease | null;
   stateDir: string;
   incremental: boolean;
+  /** Whether the site's documents index describes the previous release. */
+  previousDocs: boolean;
   budget: HostBudget;
   partitionBlocks: number;
   renderBatchDocs: number;
@@ -80,20 +84,22 @@ export function planExport(inputs: PlanInputs): ExportPlan {
   const { stamp, basis, hashes, previous, incremental } = inputs;
   const checkpoints = checkpointHeights(stamp.as_of_height).filter((height) => hashes.has(height)).map((height) => [height, hashes.get(height)!] as [number, string]);
   const hashAt = (height: number): string | undefined => hashes.get(height);
+  // A release of another format (no state) may hash bodies differently, so none of its stamps carry over.
+  const previousDocs = inputs.previousDocs && previous?.state != null;
   // Stamps come from the previous release either way; only an incremental export renders just what may have changed.
-  const chainUpTo = incremental ? chainUnchangedUpTo(previous?.state ?? null, basis, hashAt) : -1;
+  const chainUpTo = incremental && previousDocs ? chainUnchangedUpTo(previous?.state ?? null, basis, hashAt) : -1;
   const floor = dirtyFloor(previous?.state ?? null, chainUpTo);
+  const keysOnlyGrow = floor >= 0 && extendsPrevious(previous!.state!, basis, hashAt);
   // A release of an earlier pegscope may lack the digests: then every peg above the floor is rendered.
   const pegsIndex = previous && join(previous.stateDir, PEGS_INDEX);
-  const previousPegs = floor >= 0 && extendsPrevious(previous!.state!, basis, hashAt) && existsSync(pegsIndex!) ? pegsIndex : null;
+  const previousPegs = keysOnlyGrow && existsSync(pegsIndex!) ? pegsIndex : null;
   const state = { format: EXPORT_FORMAT, ...basis, checkpoints };
   return {
     stamp, layout: basis.layout, budget: inputs.budget, incremental, previous,
     previousFiles: incremental && previous ? join(previous.stateDir, FILES_INDEX) : null,
     stateDir: inputs.stateDir, floor, chainUnchangedUpTo: chainUpTo, finalUpTo: finalHeightOf(state), previousPegs,
     previousAttribution: floor >= 0 ? join(previous!.stateDir, ATTRIBUTION_INDEX) : null,
-    // A release of another format (readState: no state) may hash bodies differently, so none of its stamps carry over.
-    previousDocs: previous?.state ? join(previous.stateDir, DOCS_INDEX) : null,
+    previousDocs, keysOnlyGrow,
     dumps: {
       partitionBlocks: inputs.partitionBlocks,
       carryUpTo: previousPegs ? previous!.state!.as_of_height : floor,
@@ -105,7 +111,7 @@ export function planExport(inputs: PlanInputs): ExportPlan {
 }
 
 /** Whether the export renders every document although the previous release's unchanged files are carried over (compared by body). */
-export const rendersAllButCarries = (plan: ExportPlan): boolean => plan.floor < 0 && plan.previousFiles !== null && plan.previousDocs !== null;
+export const rendersAllButCarries = (plan: ExportPlan): boolean => plan.floor < 0 && plan.previousFiles !== null && plan.previousDocs;
 
 /** state.json of the release `release`: the plan's state and the range layout it chose (null in the files layout). */
 export function stateFile(plan: ExportPlan, ranges: Record<RangeKind, RangeLayout> | null, release: string): StateFile {

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, open, readdir, readlink, rename, rm, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { completeStateDir, STATE_DIR } from './state.js';
+import { completeStateDir, isDocsIndexFile, STATE_DIR } from './state.js';
 
 /**
  * Release directories of one network's out dir (docs/static-hosting.md):
@@ -77,7 +77,7 @@ async function oldestPrunable(outDir: string, atLeast: number): Promise<string |
 async function removeOrphanStates(outDir: string): Promise<void> {
   const releases = new Set(await completeReleases(outDir));
   for (const name of await readdir(join(outDir, STATE_DIR))) {
-    if (!releases.has(name)) await rm(join(outDir, STATE_DIR, name), { recursive: true, force: true });
+    if (!releases.has(name) && !isDocsIndexFile(name)) await rm(join(outDir, STATE_DIR, name), { recursive: true, force: true });
   }
 }
 

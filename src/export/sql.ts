@@ -35,13 +35,13 @@ export const WORK_TABLES = [
   'x_render_keys',
   // nodes.sql: peg-in/peg-out nodes, shared by the document queries.
   'x_pegin_inputs', 'x_pegin_links', 'x_pegout_links', 'x_pegin_nodes', 'x_pegout_nodes',
-  // workspace.ts: one kind's rendered documents, every document of this release and of the previous one,
+  // workspace.ts: one kind's rendered documents, the documents this export recorded, the previous release's whose key is gone,
   // those unchanged since, those to fetch.
-  'x_rendered_docs', 'x_docs', 'x_prev_docs', 'x_unchanged', 'x_fetch',
+  'x_rendered_docs', 'x_docs', 'x_gone_docs', 'x_unchanged', 'x_fetch',
   // follow-hops.sql: the hops of the follow chains to render; range-docs(-kept).sql and export.ts: one kind's documents (the view x_range_docs is both) and block aliases on their way into range files, its dirty keys by prefix.
   'x_follow_hops', 'x_range_kept', 'x_range_rendered', 'x_range_aliases', 'x_range_keys',
-  // range-digests.sql, range-todo.sql: the prefixes of a batch of ranges, their digests, and those whose bytes changed.
-  'x_range_batch', 'x_range_digests', 'x_range_todo',
+  // range-touched.sql, range-digests.sql, range-todo.sql: the ranges to build or compare, those of a batch, their digests, and those whose bytes changed.
+  'x_range_touched', 'x_range_batch', 'x_range_digests', 'x_range_todo',
   // writer.ts: the files of this release, of the previous one, of the recycled one, those carried over.
   'x_files', 'x_prev_files', 'x_recycled_files', 'x_carry',
   // manifest.ts: the analyses the release's documents are stamped with; changes.ts: the previous manifest and the difference.
@@ -54,8 +54,8 @@ export const WORK_TABLES = [
 export const ANALYSED = exportSql('analysed');
 export const ANALYSED_VIEWS = ['analysed_blocks', 'analysed_pegins', 'analysed_pegin_inputs', 'analysed_pegouts'] as const;
 
-/** range-kind-start.sql: one kind's documents on their way into range files, kept and rendered. */
-export const WORK_VIEWS = ['x_range_docs'] as const;
+/** workspace.ts: the previous release's documents (the documents index); range-kind-start.sql: one kind's documents on their way into range files, kept and rendered. */
+export const WORK_VIEWS = ['x_prev_docs', 'x_range_docs'] as const;
 
 /** Drops every work table and view. */
 export const DROP_WORK_TABLES = [

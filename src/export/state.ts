@@ -23,8 +23,17 @@ export const STATE_DIR = 'state';
 export const STATE_FILE = 'state.json';
 /** The release's files (manifest rows with each file's document, kind and q): the next export carries unchanged documents' files over with one join. */
 export const FILES_INDEX = 'files.parquet';
-/** Per-query documents: kind, q, md5 of the body and the stamp of the analysis that last changed it. */
-export const DOCS_INDEX = 'docs.parquet';
+/**
+ * The site's documents index (out/<network>/state/docs.duckdb, beside the
+ * releases' state directories): every per-query document of the release it
+ * names, with the md5 of its body and the stamp of the analysis that last
+ * changed it. One DuckDB file updated in place from what an export rendered,
+ * instead of a copy per release: rewriting every row took most of an
+ * incremental export (docs/static-hosting.md "The export's state").
+ */
+export const DOCS_DB = 'docs.duckdb';
+/** Where an earlier pegscope kept the documents index: a Parquet file per release, imported once into DOCS_DB. */
+export const LEGACY_DOCS_INDEX = 'docs.parquet';
 /** What each address showed (attribution, cluster) in the release, for the next export to compare with. */
 export const ATTRIBUTION_INDEX = 'attribution.parquet';
 /** The digests of the pegs this export compared (peg-digests.sql), for the next export to compare with. */
@@ -72,8 +81,8 @@ export interface ReleaseState {
   state: ExportState | null;
 }
 
-/** Whether a state directory has the indexes an export needs to carry files over. */
-const hasIndexes = (dir: string): boolean => existsSync(join(dir, FILES_INDEX)) && existsSync(join(dir, DOCS_INDEX));
+/** Whether a state directory has the index an export needs to carry files over. */
+const hasIndexes = (dir: string): boolean => existsSync(join(dir, FILES_INDEX));
 
 async function readStateFile(dir: string): Promise<StateFile | null> {
   try {
@@ -106,8 +115,11 @@ export async function releaseState(outDir: string, releaseDir: string): Promise<
 
 const legacyStateDir = (releaseDir: string): string | null => {
   const dir = join(releaseDir, LEGACY_STATE_DIR);
-  return hasIndexes(dir) ? dir : null;
+  return hasIndexes(dir) && existsSync(join(dir, LEGACY_DOCS_INDEX)) ? dir : null;
 };
+
+/** Whether a name in out/<network>/state/ is the documents index (DuckDB's file or its write-ahead log), not a release's state directory. */
+export const isDocsIndexFile = (name: string): boolean => name === DOCS_DB || name === `${DOCS_DB}.wal`;
 
 /** What the export about to run is made from, to compare with the previous release's state. */
 export interface ExportBasis {

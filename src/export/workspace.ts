@@ -74,10 +74,21 @@ const ATTRIBUTION_INDEX_ROWS = exportSql('attribution-index');
 const PEGS_INDEX_ROWS = `SELECT side, txid, vout, ${digestColumns('digest')} FROM x_peg_digests SEMI JOIN x_next_pegs USING (side, txid, vout) ORDER BY side, txid, vout`;
 
 const START_DOCS = exportSql('docs-start');
-/** x_docs in key order, so a full and an incremental export write the same bytes. */
-const DOCS_INDEX_ROWS = `SELECT kind, q, ${digestColumns('h')}, stamp_height, stamp_time FROM x_docs ORDER BY kind, q`;
+const GONE_DOCS = exportSql('docs-gone');
 const RECORD_DOCS = exportSql('docs-record');
-const CLEAN_DOCS = exportSql('docs-clean');
+/** The site's documents index, attached as docs_index (state.ts DOCS_DB). */
+const OPEN_DOCS_INDEX = exportSql('docs-index-open');
+const DOCS_INDEX_RELEASES = `SELECT (SELECT id FROM docs_index.release) AS indexed, (SELECT id FROM docs_index.pending_release) AS pending`;
+const STAGE_DOCS_INDEX = exportSql('docs-index-stage');
+const STAGE_DOCS_INDEX_RELEASE = 'INSERT INTO docs_index.pending_release VALUES ($1, $2)';
+const CLEAR_PENDING = 'DELETE FROM docs_index.pending; DELETE FROM docs_index.pending_release';
+const APPLY_DOCS_INDEX = exportSql('docs-index-apply');
+const attachDocsIndex = (path: string): string => `ATTACH ${sqlString(path)} AS docs_index`;
+/** An earlier pegscope's documents index (a release's docs.parquet) as the index's rows. */
+const importLegacyDocs = (parquet: string): string => `INSERT INTO docs_index.docs
+  SELECT kind, q, CASE WHEN kind NOT LIKE 'range:%' THEN key_prefix(q) END, ${digestOf('h')}, stamp_height, stamp_time FROM read_parquet(${sqlString(parquet)})`;
+/** x_prev_docs: the previous release's documents, the index as it is until the export commits; empty when its stamps do not carry over. */
+const previousDocsView = (previous: boolean): string => `CREATE OR REPLACE TEMP VIEW x_prev_docs AS FROM docs_index.docs${previous ? '' : ' WHERE false'}`;
 const DOC_COUNTS = exportSql('doc-counts');
 const KEY_COUNTS = exportSql('key-counts');
 const RENDER_EVERY_KEY = exportSql('render-every-key');
@@ -92,6 +103,8 @@ const START_RANGE_BATCH = exportSql('range-batch-start');
 const START_RANGE_KIND = exportSql('range-kind-start');
 const RANGE_DOCS = exportSql('range-docs');
 const RANGE_DOCS_KEPT = exportSql('range-docs-kept');
+const RANGE_GONE = exportSql('range-gone');
+const RANGE_TOUCHED = exportSql('range-touched');
 const RANGE_KEYS = exportSql('range-keys');
 const RANGE_KEY_COUNT = exportSql('range-key-count');
 const RANGE_ALIASES = exportSql('range-aliases');
@@ -121,10 +134,6 @@ const loadPreviousPegs = (parquet: string | null): string => parquet
 const loadPreviousAttribution = (parquet: string | null): string => parquet
   ? `CREATE OR REPLACE TEMP TABLE x_prev_attr AS SELECT * FROM read_parquet(${sqlString(parquet)})`
   : 'CREATE OR REPLACE TEMP TABLE x_prev_attr (address VARCHAR, attribution VARCHAR, cluster_id VARCHAR, cluster_size BIGINT)';
-/** x_prev_docs: the previous release's documents index; empty when its stamps do not carry over. */
-const loadPreviousDocs = (parquet: string | null): string => parquet
-  ? `CREATE OR REPLACE TEMP TABLE x_prev_docs AS SELECT kind, q, ${digestOf('h')}, stamp_height, stamp_time FROM read_parquet(${sqlString(parquet)})`
-  : 'CREATE OR REPLACE TEMP TABLE x_prev_docs AS SELECT * FROM x_docs WHERE false';
 const copyParquet = (rows: string, path: string): string => `COPY (${rows}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd)`;
 
 export class ExportWorkspace {
@@ -212,10 +221,62 @@ export class ExportWorkspace {
     await this.db.exec(copyParquet(PEGS_INDEX_ROWS, pegsIndex));
   }
 
-  /** Starts recording this release's documents (x_docs), and loads the previous release's (x_prev_docs) from `previousDocs`. */
-  async startDocuments(previousDocs: string | null): Promise<void> {
+  /**
+   * Attaches the site's documents index at `path` (created empty when
+   * missing) and returns the release it describes, null when none. A stage
+   * left by an export killed once it had published `current` is applied
+   * first; one it left before publishing is discarded.
+   */
+  async openDocsIndex(path: string, current: string | null): Promise<string | null> {
+    await this.db.exec(attachDocsIndex(path));
+    await this.db.exec(OPEN_DOCS_INDEX);
+    const { pending } = (await this.db.one<{ pending: string | null }>(DOCS_INDEX_RELEASES))!;
+    if (pending !== null) await this.db.transaction(() => this.db.exec(pending === current ? APPLY_DOCS_INDEX : CLEAR_PENDING));
+    return (await this.db.one<{ indexed: string | null }>(DOCS_INDEX_RELEASES))!.indexed;
+  }
+
+  /** Replaces the documents index by an earlier pegscope's (a release's docs.parquet), describing `release`. */
+  importLegacyDocs(parquet: string, release: string): Promise<void> {
+    return this.db.transaction(async () => {
+      await this.db.exec('DELETE FROM docs_index.docs; DELETE FROM docs_index.release');
+      await this.db.exec(importLegacyDocs(parquet));
+      await this.db.exec('INSERT INTO docs_index.release VALUES ($1)', [release]);
+    });
+  }
+
+  /**
+   * Starts recording this release's documents (x_docs): the previous
+   * release's (x_prev_docs) are the index's when `previous`, and those of
+   * them whose key is gone are found (x_gone_docs; `keysOnlyGrow`: only
+   * follow chains can be).
+   */
+  async startDocuments(previous: boolean, keysOnlyGrow: boolean): Promise<void> {
     await this.db.exec(START_DOCS);
-    await this.db.exec(loadPreviousDocs(previousDocs));
+    await this.db.exec(previousDocsView(previous));
+    await this.db.exec(GONE_DOCS, [keysOnlyGrow]);
+  }
+
+  /**
+   * Stages what this export recorded in the documents index for `release`,
+   * in one transaction, before it is published: `replaces` when it recorded
+   * every document. applyDocsIndex takes it in once published.
+   */
+  stageDocsIndex(release: string, replaces: boolean): Promise<void> {
+    return this.db.transaction(async () => {
+      await this.db.exec(CLEAR_PENDING);
+      await this.db.exec(STAGE_DOCS_INDEX);
+      await this.db.exec(STAGE_DOCS_INDEX_RELEASE, [release, replaces]);
+    });
+  }
+
+  /** Takes the staged release into the documents index, which then describes it (one transaction). */
+  applyDocsIndex(): Promise<void> {
+    return this.db.transaction(() => this.db.exec(APPLY_DOCS_INDEX));
+  }
+
+  /** Detaches the documents index. */
+  closeDocsIndex(): Promise<void> {
+    return this.db.exec('DETACH DATABASE IF EXISTS docs_index');
   }
 
   /** Keys per kind (x_keys). */
@@ -244,15 +305,10 @@ export class ExportWorkspace {
     await this.db.exec(recordDocs('x_rendered_docs'), [doc.kind, stamp.as_of_height, BigInt(stamp.updated_at)]);
   }
 
-  /** Records in x_docs the documents of a kind this export does not render, with their previous stamps. */
-  recordNotRendered(kind: string): Promise<void> {
-    return this.db.exec(CLEAN_DOCS, [kind]);
-  }
-
-  /** Documents of a kind recorded in x_docs, and its keys: equal once every one is recorded. */
-  async documentCounts(kind: string): Promise<{ docs: number; keys: number }> {
-    const counts = (await this.db.one<{ docs: bigint; keys: bigint }>(DOC_COUNTS, [kind]))!;
-    return { docs: Number(counts.docs), keys: Number(counts.keys) };
+  /** Per kind of document, its documents in the index once this export's are merged, and its keys: equal once every one is recorded. */
+  async documentCounts(): Promise<{ kind: string; docs: number; keys: number }[]> {
+    const rows = await this.db.all<{ kind: string; docs: bigint; keys: bigint }>(DOC_COUNTS);
+    return rows.map((r) => ({ kind: r.kind, docs: Number(r.docs), keys: Number(r.keys) }));
   }
 
   /**
@@ -275,18 +331,23 @@ export class ExportWorkspace {
     if (byHash) await writer.recordRendered(RENDERED_BLOCK_ALIASES, [kind, dir]);
   }
 
-  /** Writes x_docs, every per-query document of this release, to the state's documents index. */
-  writeDocsIndex(path: string): Promise<void> {
-    return this.db.exec(copyParquet(DOCS_INDEX_ROWS, path));
-  }
-
   /** Starts one kind's range documents: none kept (x_range_kept), none rendered, no aliases. */
   async startRangeKind(): Promise<void> {
     await this.db.exec(START_RANGE_BATCH);
     await this.db.exec(START_RANGE_KIND);
   }
 
-  /** x_range_kept += the documents of `kind` (part `part`) this export does not render, in ranges of `prefixLength` digits. */
+  /** x_gone_docs += the previous release's range files of `kind` at another prefix length. */
+  dropOtherRangeLengths(kind: RangeKind, prefixLength: number): Promise<void> {
+    return this.db.exec(RANGE_GONE, [`range:${kind}`, prefixLength]);
+  }
+
+  /** x_range_touched: the ranges of a kind (its range files hold `kinds`) to build or compare; every one when `all`. */
+  touchRanges(kinds: string[], prefixLength: number, all: boolean): Promise<void> {
+    return this.db.exec(RANGE_TOUCHED, [JSON.stringify(kinds), prefixLength, all]);
+  }
+
+  /** x_range_kept += the documents of `kind` (part `part`) this export does not render, in the touched ranges of `prefixLength` digits. */
   keepRangeDocuments(kind: string, part: number, prefixLength: number): Promise<void> {
     return this.db.exec(RANGE_DOCS_KEPT, [kind, part, prefixLength]);
   }

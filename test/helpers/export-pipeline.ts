@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { expect } from 'vitest';
-import { basename, join, relative } from 'node:path';
-import { Db } from '../../src/store/db.js';
+import { basename, dirname, join, relative } from 'node:path';
+import { Db, sqlString } from '../../src/store/db.js';
+import { DOCS_DB } from '../../src/export/state.js';
 import { createSimSource, type SimSource } from '../../src/chain/sim/index.js';
 import { scanChain } from '../../src/store/scan.js';
 import { analyze } from '../../src/analysis/analyze.js';
@@ -54,9 +55,10 @@ export function expectSameTree(actualRoot: string, expectedRoot: string, ignored
 
 /**
  * Two releases' state directories (out/<network>/state/<id>) with the same
- * files and bytes; state.json names its own release, and is compared without it.
+ * files and bytes; state.json names its own release, and is compared without
+ * it. Each site's documents index names that release and holds the same rows.
  */
-export function expectSameState(actual: string, expected: string): void {
+export async function expectSameState(actual: string, expected: string): Promise<void> {
   const withoutRelease = (dir: string): unknown => {
     const { release, ...state } = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as { release: string };
     expect(release).toBe(basename(dir));
@@ -64,6 +66,20 @@ export function expectSameState(actual: string, expected: string): void {
   };
   expect(withoutRelease(actual)).toEqual(withoutRelease(expected));
   expectSameTree(actual, expected, ['state.json']);
+  expect(await docsIndexOf(actual)).toEqual(await docsIndexOf(expected));
+}
+
+/** The rows of the documents index beside a release's state directory, in key order; fails unless it names that release. */
+export async function docsIndexOf(stateDir: string): Promise<string[]> {
+  const db = await Db.open(':memory:');
+  try {
+    await db.exec(`ATTACH ${sqlString(join(dirname(stateDir), DOCS_DB))} AS docs_index (READ_ONLY)`);
+    expect((await db.one<{ id: string }>('SELECT id FROM docs_index.release'))?.id).toBe(basename(stateDir));
+    const rows = await db.all<{ row: string }>('SELECT concat_ws(\' \', kind, q, prefix, h, stamp_height, stamp_time) AS row FROM docs_index.docs ORDER BY kind, q');
+    return rows.map((r) => r.row);
+  } finally {
+    db.close();
+  }
 }
 
 /** Whether every file the release's manifest lists is there with the listed sha256, and nothing else. */

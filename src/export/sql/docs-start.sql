@@ -1,4 +1,6 @@
--- x_docs: the per-query documents of this export (kind, key, body md5, stamp),
--- filled kind by kind (docs-record.sql, docs-clean.sql) and written to the
--- state's docs index for the next export.
-CREATE OR REPLACE TEMP TABLE x_docs (kind VARCHAR, q VARCHAR, h UHUGEINT, stamp_height INTEGER, stamp_time BIGINT);
+-- x_docs: the per-query documents this export recorded (kind, key, the first
+-- hex digits of the key's sha256, body md5, stamp): those it rendered, and
+-- the range files it digested (docs-record.sql). Every other document of the
+-- previous release (x_prev_docs) stays as it was unless it is gone
+-- (x_gone_docs); docs-index-commit.sql merges both into the site's index.
+CREATE OR REPLACE TEMP TABLE x_docs (kind VARCHAR, q VARCHAR, prefix VARCHAR, h UHUGEINT, stamp_height INTEGER, stamp_time BIGINT);

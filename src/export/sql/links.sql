@@ -9,9 +9,8 @@ FROM (
      'pegin_txid': l.pegin_txid, 'pegin_vout': l.pegin_vout, 'pegin_height': l.pegin_height,
      'pegin_amount': coin_json(l.pegin_amount), 'confidence': l.confidence, 'risk_score': s.risk_score,
      'block_gap': l.block_gap, 'candidate_count': l.candidate_count, 'reasons': l.reasons} AS rec
-  FROM a_links l
+  -- The best links first, then what they show: joining every link cost more than the rest.
+  FROM (FROM a_links ORDER BY confidence DESC, block_gap, pegout_txid, pegout_vout, pegin_txid, pegin_vout LIMIT $1) l
   LEFT JOIN x_attribution a ON a.address = l.pegout_address
   LEFT JOIN a_pegout_scores s ON s.txid = l.pegout_txid AND s.vout = l.pegout_vout
-  ORDER BY l.confidence DESC, l.block_gap, l.pegout_txid, l.pegout_vout, l.pegin_txid, l.pegin_vout
-  LIMIT $1
 );

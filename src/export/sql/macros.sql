@@ -32,3 +32,8 @@ CREATE OR REPLACE TEMP MACRO json_array(elements) AS '[' || coalesce(elements, '
 CREATE OR REPLACE TEMP MACRO sorted_values(pairs) AS list_transform(list_sort(pairs), x -> x.v);
 -- string_agg(v, ',' ORDER BY k) the same way: JSON texts, joined as json_array's elements.
 CREATE OR REPLACE TEMP MACRO sorted_joined(pairs) AS array_to_string(sorted_values(pairs), ',');
+
+-- The first 8 hex digits of a key's sha256, recorded with each document in
+-- the documents index: every range prefix is cut from it (left(…, length)),
+-- so carrying a document over never hashes its key again.
+CREATE OR REPLACE TEMP MACRO key_prefix(q) AS left(sha256(q), 8);

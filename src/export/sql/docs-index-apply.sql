@@ -1,0 +1,10 @@
+-- The staged release's documents into the index: its rows but those staged
+-- (every row when the staged export recorded every document), then the
+-- staged ones that are not gone; the index then names that release.
+DELETE FROM docs_index.docs
+WHERE (SELECT replaces FROM docs_index.pending_release) OR (kind, q) IN (SELECT kind, q FROM docs_index.pending);
+INSERT INTO docs_index.docs SELECT kind, q, prefix, h, stamp_height, stamp_time FROM docs_index.pending WHERE h IS NOT NULL;
+DELETE FROM docs_index.release;
+INSERT INTO docs_index.release SELECT id FROM docs_index.pending_release;
+DELETE FROM docs_index.pending;
+DELETE FROM docs_index.pending_release;
