@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { sqlString, type Db, type DbConnection } from '../store/db.js';
 import { FORMULA_START } from '../api/csv.js';
 import type { FileEntry, ReleaseWriter } from './writer.js';
@@ -113,15 +111,6 @@ const namesAnalysis = (p: Partition, analysedHeight: number): boolean => p.to > 
 interface DumpStamp { as_of_height: string; updated_at: string }
 const THIS_ANALYSIS: DumpStamp = { as_of_height: "getvariable('dump_to_height')", updated_at: "getvariable('dump_updated_at')" };
 
-/** The analysis a previous release's partition names in its metadata; null when it names none. */
-async function stampOf(conn: DbConnection, parquet: string): Promise<DumpStamp | null> {
-  const rows = await conn.all<{ key: string; value: string }>(
-    `SELECT decode(key) AS key, decode(value) AS value FROM parquet_kv_metadata(${sqlString(parquet)}) WHERE decode(key) IN ('pegscope.as_of_height', 'pegscope.updated_at')`);
-  const value = (key: string): string | undefined => rows.find((r) => r.key === `pegscope.${key}`)?.value;
-  const [height, time] = [value('as_of_height'), value('updated_at')];
-  return height === undefined || time === undefined ? null : { as_of_height: sqlString(height), updated_at: sqlString(time) };
-}
-
 /** A partition: its own heights, and the analysis (namesAnalysis) when there is one. */
 const partitionMetadata = (p: Partition, stamp: DumpStamp | null): string => kvMetadata([
   ['network', "getvariable('dump_network')"], ['from_height', `'${p.from}'`], ['to_height', `'${p.to}'`], ['final', `'${p.final}'`],
@@ -149,13 +138,17 @@ async function textColumnsOf(conn: DbConnection, parquet: string): Promise<strin
 /** The rows of a partition in x_dump (in the dump's order: ORDER BY rowid). */
 const partitionRows = (dump: Dump, p: Partition): string => `SELECT * FROM x_dump WHERE ${dump.height} BETWEEN ${p.from} AND ${p.to}`;
 
-/** Whether a partition's rows in x_dump are exactly those of a previous release's file of it (the dump's order is total, so the file would be the same). */
-async function sameRows(conn: DbConnection, dump: Dump, p: Partition, previousParquet: string): Promise<boolean> {
-  const previous = `SELECT * FROM read_parquet(${sqlString(previousParquet)})`;
-  const rows = partitionRows(dump, p);
-  const differing = await conn.one<{ n: bigint }>(`SELECT count(*) AS n FROM ((${rows} EXCEPT ALL ${previous}) UNION ALL (${previous} EXCEPT ALL ${rows}))`);
-  return differing?.n === 0n;
-}
+/**
+ * The digest of each partition's rows in x_dump (the dump's order is total,
+ * so equal rows make an equal file), by the partition's first height: a
+ * count and two sums of 64-bit row hashes (sums, unlike xor, keep equal rows
+ * from cancelling out), as one md5. hash() may differ in another DuckDB
+ * version: every partition then counts as changed once.
+ */
+const partitionDigests = (dump: Dump, size: number): string =>
+  `SELECT (${dump.height} // ${size}) * ${size} AS part_from, md5_number(concat_ws(':', count(*), sum(hash(t)), sum(hash(t, 'row'))))::VARCHAR AS h FROM x_dump t GROUP BY ALL`;
+/** The digest of a partition without rows. */
+const EMPTY_PARTITION = '0';
 
 /** Each dump's view: its glob and the columns of its query (DESCRIBE plans it, reading no rows). */
 async function dumpViewsOf(conn: DbConnection): Promise<DumpView[]> {
@@ -183,11 +176,30 @@ export interface DumpOptions {
   previousFinalUpTo: number;
   /** The previous release's dump files (path → entry) an unchanged partition is hard-linked from. */
   previous: Map<string, FileEntry>;
-  /** The previous release's directory when its dumps are of this format (its state is): where `rows` partitions are compared; else null. */
-  previousDir: string | null;
+  /** The digests of the previous release's partition files (documents index, kind DUMP_DIGESTS), by Parquet path; empty when not comparable. */
+  previousDigests: Map<string, RecordedDigest>;
   /** `<side>:<partition start>` of the partitions holding a dirty peg (workspace.ts dirtyPartitions). */
   dirty: Set<string>;
   partitionBlocks?: number;
+}
+
+/**
+ * The documents index's pseudo-kind for the digests of the dump partitions
+ * compared by their rows (q = the partition's Parquet path): each export
+ * records those it compared, and only those (workspace.ts recordDumpDigests).
+ */
+export const DUMP_DIGESTS = 'dump:partition';
+
+/** A dump partition's digest (an md5 as decimal text), and the analysis that last changed its rows. */
+export interface RecordedDigest {
+  h: string;
+  stamp: { height: number; time: number };
+}
+
+/** A partition this export compared by its rows, by its Parquet path, and the digest of those rows. */
+export interface PartitionDigest {
+  q: string;
+  h: string;
 }
 
 /**
@@ -197,8 +209,9 @@ export interface DumpOptions {
  * A partitioned dump is computed once into a temp table sorted as the dump
  * is, then copied out a partition at a time.
  */
-export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOptions): Promise<void> {
+export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOptions): Promise<PartitionDigest[]> {
   const conn = await db.connect();
+  const digests: PartitionDigest[] = [];
   // One CSV at a time is gzipped while DuckDB writes the next file.
   let gzipping: Promise<void> = Promise.resolve();
   const copy = async (query: string, path: string, metadata: string, dump: Dump): Promise<void> => {
@@ -248,21 +261,23 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
       // Only the rows of the partitions to compare or write (the filter reaches into the query; its order stays).
       const from = Math.min(...[...toCompare, ...toWrite].map((p) => p.from));
       await conn.exec(`CREATE OR REPLACE TEMP TABLE x_dump AS SELECT * FROM (${exportSql(`dump-${dump.name}`)}) WHERE ${dump.height} >= ${from}`);
+      const size = partitionBlocksOf(dump, opts.partitionBlocks);
+      const rowDigests = new Map((await conn.all<{ part_from: number; h: string }>(partitionDigests(dump, size))).map((r) => [Number(r.part_from), r.h]));
+      const digestOf = (p: Partition): string => rowDigests.get(p.from) ?? EMPTY_PARTITION;
       /** The analysis a tip partition names: this one, or the one that last changed its rows. */
       const stamps = new Map<Partition, DumpStamp>();
       for (const p of toCompare) {
-        const previous = opts.previousDir === null ? null : join(opts.previousDir, partitionPath(dump.name, p, 'parquet'));
-        const sameRowsAsPrevious = previous !== null && existsSync(previous) && await sameRows(conn, dump, p, previous);
-        // At the tip, the previous file must name the analysis that last changed its rows (it does unless the chain got shorter).
-        const stamp = sameRowsAsPrevious && namesAnalysis(p, bounds.top) ? await stampOf(conn, previous!) : null;
-        const unchanged = sameRowsAsPrevious && (stamp !== null || !namesAnalysis(p, bounds.top));
+        const q = partitionPath(dump.name, p, 'parquet');
+        const previous = opts.previousDigests.get(q);
+        const unchanged = previous?.h === digestOf(p);
+        digests.push({ q, h: digestOf(p) });
         const files = unchanged ? previousFiles(p) : null;
         if (files) {
           files.forEach((file) => writer.carryFile(file));
           continue;
         }
         // A full export writes what an incremental one carries over: the same rows under the same stamp.
-        if (unchanged && stamp) stamps.set(p, stamp);
+        if (unchanged && namesAnalysis(p, bounds.top)) stamps.set(p, { as_of_height: `'${previous!.stamp.height}'`, updated_at: `'${previous!.stamp.time}'` });
         toWrite.push(p);
       }
       toWrite.sort((a, b) => a.from - b.from);
@@ -274,6 +289,7 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
     await conn.exec('DROP TABLE IF EXISTS x_dump');
     await writer.put(DUMP_VIEWS_PATH, dumpViewsSql(await dumpViewsOf(conn)));
     await gzipping;
+    return digests;
   } finally {
     // Nothing may write into the release once this returns: it can be removed next.
     await gzipping.catch(() => undefined);

@@ -264,18 +264,19 @@ async function writeTree(run: ExportRun): Promise<QueryDocumentsResult> {
     carryUpTo: plan.dumps.carryUpTo,
     chainCarryUpTo: plan.chainUnchangedUpTo,
     previousFinalUpTo: plan.dumps.previousFinalUpTo,
-    previousDir: plan.dumps.previousDir,
     partitionBlocks: plan.dumps.partitionBlocks,
     previous: await workspace.previousDumpFiles(),
+    previousDigests: await workspace.previousDumpDigests(plan.previousDocs),
     dirty: await workspace.dirtyPartitions(plan.dumps.partitionBlocks),
   };
   // Both run to the end even when one fails, so nothing writes into the release after it is removed.
   const [documents, dumps] = await Promise.allSettled([
     writeQueryDocuments(run),
-    writeDumps(workspace.db, writer, dumpOptions).then(() => step('dumps')),
+    writeDumps(workspace.db, writer, dumpOptions).then(async (digests) => { await step('dumps'); return digests; }),
   ]);
   if (documents.status === 'rejected') throw documents.reason;
   if (dumps.status === 'rejected') throw dumps.reason;
+  await workspace.recordDumpDigests(stamp, dumps.value);
   await writer.put('_redirects', redirectsFile());
   await writer.put('_headers', headersFile());
   writer.putPlain('nginx.conf', nginxSnippet());

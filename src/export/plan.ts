@@ -53,8 +53,6 @@ export interface ExportPlan {
     carryUpTo: number;
     /** The previous release's finalUpTo. */
     previousFinalUpTo: number;
-    /** The previous release's directory when its dumps are of this format: where partitions are compared by their rows (dumps.ts DumpOptions). */
-    previousDir: string | null;
   };
   /** The previous release's prefix length per kind (ranges layout), which this one keeps where the budget allows. */
   previousRangeLengths: Record<RangeKind, number> | null;
@@ -104,7 +102,6 @@ export function planExport(inputs: PlanInputs): ExportPlan {
       partitionBlocks: inputs.partitionBlocks,
       carryUpTo: previousPegs ? previous!.state!.as_of_height : floor,
       previousFinalUpTo: finalHeightOf(previous?.state ?? null),
-      previousDir: previous?.state ? previous.dir : null,
     },
     previousRangeLengths: previous?.state?.prefix_lengths ?? null, renderBatchDocs: inputs.renderBatchDocs, state,
   };

@@ -46,8 +46,8 @@ export const WORK_TABLES = [
   'x_files', 'x_prev_files', 'x_recycled_files', 'x_carry',
   // manifest.ts: the analyses the release's documents are stamped with; changes.ts: the previous manifest and the difference.
   'x_stamps', 'x_prev_manifest', 'x_changes',
-  // dumps.ts (on its own connection): one partitioned dump's rows.
-  'x_dump',
+  // dumps.ts (on its own connection): one partitioned dump's rows; workspace.ts: the digests of its partitions.
+  'x_dump', 'x_dump_digests',
 ] as const;
 
 /** analysed.sql: the base tables up to the analysed height, the only way the export reads them (on each connection it uses). */

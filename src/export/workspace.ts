@@ -13,6 +13,7 @@ import type { ExportPlan } from './plan.js';
 import { ANALYSED, digestColumns, digestOf, DROP_WORK_TABLES, exportSql } from './sql.js';
 import { wrapJsonSql } from './wrap-json-sql.js';
 import { scopeParams, type FileEntry, type KeyScope, type ReleaseWriter } from './writer.js';
+import { DUMP_DIGESTS, type PartitionDigest, type RecordedDigest } from './dumps.js';
 
 /**
  * A kind of per-query document: its query (src/export/sql/<query>.sql, rows
@@ -86,7 +87,7 @@ const APPLY_DOCS_INDEX = exportSql('docs-index-apply');
 const attachDocsIndex = (path: string): string => `ATTACH ${sqlString(path)} AS docs_index`;
 /** An earlier pegscope's documents index (a release's docs.parquet) as the index's rows. */
 const importLegacyDocs = (parquet: string): string => `INSERT INTO docs_index.docs
-  SELECT kind, q, CASE WHEN kind NOT LIKE 'range:%' THEN key_prefix(q) END, ${digestOf('h')}, stamp_height, stamp_time FROM read_parquet(${sqlString(parquet)})`;
+  SELECT kind, q, CASE WHEN NOT contains(kind, ':') THEN key_prefix(q) END, ${digestOf('h')}, stamp_height, stamp_time FROM read_parquet(${sqlString(parquet)})`;
 /** x_prev_docs: the previous release's documents, the index as it is until the export commits; empty when its stamps do not carry over. */
 const previousDocsView = (previous: boolean): string => `CREATE OR REPLACE TEMP VIEW x_prev_docs AS FROM docs_index.docs${previous ? '' : ' WHERE false'}`;
 const DOC_COUNTS = exportSql('doc-counts');
@@ -103,6 +104,13 @@ const START_RANGE_BATCH = exportSql('range-batch-start');
 const START_RANGE_KIND = exportSql('range-kind-start');
 const RANGE_DOCS = exportSql('range-docs');
 const RANGE_DOCS_KEPT = exportSql('range-docs-kept');
+/** The dump partitions' digests the previous release recorded ($1 = their pseudo-kind). */
+const PREVIOUS_DUMP_DIGESTS = 'SELECT q, h::VARCHAR AS h, stamp_height, stamp_time FROM docs_index.docs WHERE kind = $1';
+/** x_gone_docs += the previous release's dump digests ($1 = their pseudo-kind) of partitions this export did not compare. */
+const DUMP_DIGESTS_GONE = 'INSERT INTO x_gone_docs SELECT kind, q, prefix FROM x_prev_docs WHERE kind = $1 AND q NOT IN (SELECT q FROM x_dump_digests)';
+/** x_dump_digests: the partitions' digests writeDumps returned ($1, JSON [{q, h}]), as docs-record.sql reads documents. */
+const DUMP_DIGEST_ROWS = `CREATE OR REPLACE TEMP TABLE x_dump_digests AS
+  SELECT d.q, d.h::UHUGEINT AS h FROM (SELECT unnest(from_json($1, '[{"q": "VARCHAR", "h": "VARCHAR"}]'), recursive := true)) d`;
 const RANGE_GONE = exportSql('range-gone');
 const RANGE_TOUCHED = exportSql('range-touched');
 const RANGE_KEYS = exportSql('range-keys');
@@ -115,8 +123,8 @@ const RANGE_TODO_LIST = exportSql('range-todo-list');
 const RANGE_TODO_ALIASES = exportSql('range-todo-aliases');
 const RANGE_TODO_DOCS = exportSql('range-todo-docs');
 
-/** x_docs += one kind's documents from `source` (docs-record.sql): a kind's rendered bodies, or a batch's range digests. */
-const recordDocs = (source: 'x_rendered_docs' | 'x_range_digests'): string => `INSERT INTO x_docs WITH documents AS (FROM ${source}) ${RECORD_DOCS}`;
+/** x_docs += one kind's documents from `source` (docs-record.sql): a kind's rendered bodies, a batch's range digests, or the dumps' partition digests. */
+const recordDocs = (source: 'x_rendered_docs' | 'x_range_digests' | 'x_dump_digests'): string => `INSERT INTO x_docs WITH documents AS (FROM ${source}) ${RECORD_DOCS}`;
 /** x_rendered_docs: one kind's documents (bodies in plain decimals: json_plain) with the md5 of each body, as a number (fixed width: cheaper to join, sort and store than hex). */
 const renderedDocs = (query: string): string =>
   `CREATE OR REPLACE TEMP TABLE x_rendered_docs AS SELECT *, md5_number(body) AS h FROM (SELECT * REPLACE (json_plain(body) AS body) FROM (${query}))`;
@@ -208,6 +216,25 @@ export class ExportWorkspace {
   async previousDumpFiles(): Promise<Map<string, FileEntry>> {
     const rows = await this.db.all<FileEntry>(PREVIOUS_DUMPS);
     return new Map(rows.map((f) => [f.path, { path: f.path, size: Number(f.size), sha256: f.sha256 }]));
+  }
+
+  /** The digests of the previous release's dump partitions, by Parquet path; none when `previous` is false (its index does not describe that release). */
+  async previousDumpDigests(previous: boolean): Promise<Map<string, RecordedDigest>> {
+    if (!previous) return new Map();
+    const rows = await this.db.all<{ q: string; h: string; stamp_height: number; stamp_time: bigint }>(PREVIOUS_DUMP_DIGESTS, [DUMP_DIGESTS]);
+    return new Map(rows.map((r) => [r.q, { h: r.h, stamp: { height: Number(r.stamp_height), time: Number(r.stamp_time) } }]));
+  }
+
+  /**
+   * Records in x_docs the digests of the dump partitions this export
+   * compared (one unchanged since the previous release keeps its stamp); the
+   * previous release's other digests are gone, so the index holds those of
+   * the partitions compared last, whatever was carried over before.
+   */
+  async recordDumpDigests(stamp: AnalysisStamp, digests: PartitionDigest[]): Promise<void> {
+    await this.db.exec(DUMP_DIGEST_ROWS, [JSON.stringify(digests)]);
+    await this.db.exec(recordDocs('x_dump_digests'), [DUMP_DIGESTS, stamp.as_of_height, BigInt(stamp.updated_at)]);
+    await this.db.exec(DUMP_DIGESTS_GONE, [DUMP_DIGESTS]);
   }
 
   /** `<side>:<partition start>` of the dump partitions holding a dirty peg (planDirty). */

@@ -2,9 +2,10 @@
 -- longer has (x_keys), with their key prefix. While the chain only grows
 -- ($1), pegs, blocks and addresses stay, and only a follow chain can drop
 -- below the default depth; otherwise (a reorganised chain, every document
--- rendered) every kind is compared. Range files of a prefix length no longer
--- used join them kind by kind (range-gone.sql).
+-- rendered) every kind of keys.sql is compared. Range files of a prefix
+-- length no longer used join them kind by kind (range-gone.sql); a dump
+-- partition's digest stays until the partition is written again.
 CREATE OR REPLACE TEMP TABLE x_gone_docs AS
 SELECT p.kind, p.q, p.prefix FROM x_prev_docs p
 ANTI JOIN x_keys k ON k.kind = p.kind AND k.q = p.q
-WHERE p.kind NOT LIKE 'range:%' AND (NOT $1 OR p.kind = 'follow_chain');
+WHERE p.kind IN ('trace', 'address', 'follow', 'follow_chain', 'block') AND (NOT $1 OR p.kind = 'follow_chain');
