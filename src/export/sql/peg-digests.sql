@@ -34,6 +34,12 @@ CREATE OR REPLACE TEMP TABLE x_next_pegs AS FROM pegs_in_question(next_floor());
 -- none cancel out, and no sort is needed; a string aggregate of the rows in
 -- order took 1.4 s of 2.6 at x10). hash() may differ in another DuckDB
 -- version: every peg then counts as changed once, which renders more, never less.
+-- Two 64-bit hashes of the height, the score row and the links' hashes, as
+-- one 128-bit digest: casting each score row to text for an md5 took most of
+-- this step.
+CREATE OR REPLACE TEMP MACRO peg_digest(height, score, links1, links2) AS
+  (hash(height, score, links1, links2)::UHUGEINT << 64) | hash('peg', height, score, links1, links2)::UHUGEINT;
+
 CREATE OR REPLACE TEMP TABLE x_peg_digests AS
 WITH pegs AS (
   SELECT side, txid, vout FROM x_maybe_pegs SEMI JOIN x_prev_pegs USING (side, txid, vout)
@@ -47,11 +53,11 @@ WITH pegs AS (
   FROM a_links l SEMI JOIN pegs m ON m.side = 'pegout' AND m.txid = l.pegout_txid AND m.vout = l.pegout_vout
   GROUP BY pegout_txid, pegout_vout
 )
-SELECT 'pegin' AS side, p.txid, p.vout, md5_number(concat_ws('|', p.height, s::VARCHAR, l.links1, l.links2)) AS digest
+SELECT 'pegin' AS side, p.txid, p.vout, peg_digest(p.height, s, l.links1, l.links2) AS digest
 FROM (SELECT txid, vout FROM pegs WHERE side = 'pegin') m JOIN analysed_pegins p USING (txid, vout)
 LEFT JOIN a_pegin_scores s USING (txid, vout) LEFT JOIN pegin_links l USING (txid, vout)
 UNION ALL
-SELECT 'pegout', o.txid, o.vout, md5_number(concat_ws('|', o.height, s::VARCHAR, l.links1, l.links2))
+SELECT 'pegout', o.txid, o.vout, peg_digest(o.height, s, l.links1, l.links2)
 FROM (SELECT txid, vout FROM pegs WHERE side = 'pegout') m JOIN analysed_pegouts o USING (txid, vout)
 LEFT JOIN a_pegout_scores s USING (txid, vout) LEFT JOIN pegout_links l USING (txid, vout);
 
