@@ -503,7 +503,7 @@ async function writeRangesLayout(run: ExportRun): Promise<Record<RangeKind, Rang
     const kinds = sources.map((s) => s.doc.kind);
     const dirty = await workspace.selectRangeKeys(kinds, prefixLength);
     // Every range when the prefix length changed, and block ranges when the chain did not only grow (a hash alias may be gone).
-    await workspace.touchRanges(kinds, prefixLength, plan.floor < 0 || previousLengths?.[kind] !== prefixLength || (kind === 'block' && !plan.keysOnlyGrow));
+    await workspace.touchRanges(kind, kinds, prefixLength, plan.floor < 0 || previousLengths?.[kind] !== prefixLength || (kind === 'block' && !plan.keysOnlyGrow));
     for (const { doc, part } of sources) await workspace.keepRangeDocuments(doc.kind, part, prefixLength);
     let built = 0;
     for (const batch of rangeBatches(job.plan.prefixLength, Math.ceil(dirty / plan.renderBatchDocs))) {

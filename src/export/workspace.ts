@@ -85,9 +85,14 @@ const STAGE_DOCS_INDEX_RELEASE = 'INSERT INTO docs_index.pending_release VALUES 
 const CLEAR_PENDING = 'DELETE FROM docs_index.pending; DELETE FROM docs_index.pending_release';
 const APPLY_DOCS_INDEX = exportSql('docs-index-apply');
 const attachDocsIndex = (path: string): string => `ATTACH ${sqlString(path)} AS docs_index`;
-/** An earlier pegscope's documents index (a release's docs.parquet) as the index's rows. */
+/**
+ * An earlier pegscope's documents index (a release's docs.parquet) as the
+ * index's rows; whether a range file was empty is unknown there ('?'), so
+ * the next export digests those ranges again (range-touched.sql).
+ */
 const importLegacyDocs = (parquet: string): string => `INSERT INTO docs_index.docs
-  SELECT kind, q, CASE WHEN NOT contains(kind, ':') THEN key_prefix(q) END, ${digestOf('h')}, stamp_height, stamp_time FROM read_parquet(${sqlString(parquet)})`;
+  SELECT kind, q, CASE WHEN NOT contains(kind, ':') THEN key_prefix(q) WHEN kind LIKE 'range:%' THEN '?' END, ${digestOf('h')}, stamp_height, stamp_time
+  FROM read_parquet(${sqlString(parquet)})`;
 /** x_prev_docs: the previous release's documents, the index as it is until the export commits; empty when its stamps do not carry over. */
 const previousDocsView = (previous: boolean): string => `CREATE OR REPLACE TEMP VIEW x_prev_docs AS FROM docs_index.docs${previous ? '' : ' WHERE false'}`;
 const DOC_COUNTS = exportSql('doc-counts');
@@ -110,7 +115,7 @@ const PREVIOUS_DUMP_DIGESTS = 'SELECT q, h::VARCHAR AS h, stamp_height, stamp_ti
 const DUMP_DIGESTS_GONE = 'INSERT INTO x_gone_docs SELECT kind, q, prefix FROM x_prev_docs WHERE kind = $1 AND q NOT IN (SELECT q FROM x_dump_digests)';
 /** x_dump_digests: the partitions' digests writeDumps returned ($1, JSON [{q, h}]), as docs-record.sql reads documents. */
 const DUMP_DIGEST_ROWS = `CREATE OR REPLACE TEMP TABLE x_dump_digests AS
-  SELECT d.q, d.h::UHUGEINT AS h FROM (SELECT unnest(from_json($1, '[{"q": "VARCHAR", "h": "VARCHAR"}]'), recursive := true)) d`;
+  SELECT d.q, NULL::VARCHAR AS prefix, d.h::UHUGEINT AS h FROM (SELECT unnest(from_json($1, '[{"q": "VARCHAR", "h": "VARCHAR"}]'), recursive := true)) d`;
 const RANGE_GONE = exportSql('range-gone');
 const RANGE_TOUCHED = exportSql('range-touched');
 const RANGE_KEYS = exportSql('range-keys');
@@ -125,9 +130,9 @@ const RANGE_TODO_DOCS = exportSql('range-todo-docs');
 
 /** x_docs += one kind's documents from `source` (docs-record.sql): a kind's rendered bodies, a batch's range digests, or the dumps' partition digests. */
 const recordDocs = (source: 'x_rendered_docs' | 'x_range_digests' | 'x_dump_digests'): string => `INSERT INTO x_docs WITH documents AS (FROM ${source}) ${RECORD_DOCS}`;
-/** x_rendered_docs: one kind's documents (bodies in plain decimals: json_plain) with the md5 of each body, as a number (fixed width: cheaper to join, sort and store than hex). */
+/** x_rendered_docs: one kind's documents (bodies in plain decimals: json_plain) with the md5 of each body, as a number (fixed width: cheaper to join, sort and store than hex), and the key's prefix. */
 const renderedDocs = (query: string): string =>
-  `CREATE OR REPLACE TEMP TABLE x_rendered_docs AS SELECT *, md5_number(body) AS h FROM (SELECT * REPLACE (json_plain(body) AS body) FROM (${query}))`;
+  `CREATE OR REPLACE TEMP TABLE x_rendered_docs AS SELECT *, md5_number(body) AS h, key_prefix(q) AS prefix FROM (SELECT * REPLACE (json_plain(body) AS body) FROM (${query}))`;
 /** The envelope around a body as fetch-plan.sql and range-docs.sql render it (wrapJsonSql), for one network and envelope key. */
 const wrapDocumentMacro = (network: NetworkName, key: string): string =>
   `CREATE OR REPLACE TEMP MACRO wrap_document(stamp_height, stamp_time, body) AS ${wrapJsonSql(network, key, { height: 'stamp_height', time: 'stamp_time', body: 'body' })}`;
@@ -369,9 +374,9 @@ export class ExportWorkspace {
     return this.db.exec(RANGE_GONE, [`range:${kind}`, prefixLength]);
   }
 
-  /** x_range_touched: the ranges of a kind (its range files hold `kinds`) to build or compare; every one when `all`. */
-  touchRanges(kinds: string[], prefixLength: number, all: boolean): Promise<void> {
-    return this.db.exec(RANGE_TOUCHED, [JSON.stringify(kinds), prefixLength, all]);
+  /** x_range_touched: the ranges of `kind` (its range files hold the documents of `kinds`) to build or compare; every one when `all`. */
+  touchRanges(kind: RangeKind, kinds: string[], prefixLength: number, all: boolean): Promise<void> {
+    return this.db.exec(RANGE_TOUCHED, [JSON.stringify(kinds), prefixLength, all, `range:${kind}`]);
   }
 
   /** x_range_kept += the documents of `kind` (part `part`) this export does not render, in the touched ranges of `prefixLength` digits. */

@@ -1,12 +1,12 @@
 -- One kind's documents as x_docs rows (kind, q, prefix, h, stamp), from
--- `documents` (q, h = the md5 of the body or the range digest), a CTE the
--- caller names: x_rendered_docs (a kind's rendered bodies), x_range_digests
--- (a batch of range files) or x_dump_digests (dump partitions); only
--- documents, not those pseudo-kinds (named with a colon), have a key prefix. Each is stamped with
+-- `documents` (q, prefix, h = the md5 of the body or the range digest), a
+-- CTE the caller names: x_rendered_docs (a kind's rendered bodies, with
+-- their key prefix), x_range_digests (a batch of range files, '' for an
+-- empty one) or x_dump_digests (dump partitions, none). Each is stamped with
 -- the analysis that last changed it: one unchanged since the previous release
 -- (x_prev_docs) keeps the stamp it had, any other gets this analysis's.
 -- $1 = kind, $2 = as_of_height, $3 = updated_at.
-SELECT $1, d.q, CASE WHEN NOT contains($1, ':') THEN key_prefix(d.q) END, d.h,
+SELECT $1, d.q, d.prefix, d.h,
   CASE WHEN p.h = d.h THEN p.stamp_height ELSE $2 END,
   CASE WHEN p.h = d.h THEN p.stamp_time ELSE $3 END
 FROM documents d
