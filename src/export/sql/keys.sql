@@ -20,7 +20,8 @@ CREATE OR REPLACE TEMP TABLE x_pegin_txids AS SELECT DISTINCT txid FROM analysed
 CREATE OR REPLACE TEMP TABLE x_pegout_txids AS SELECT DISTINCT txid FROM analysed_pegouts;
 CREATE OR REPLACE TEMP TABLE x_follow_chains AS
 SELECT start_address AS address FROM a_follow GROUP BY start_address HAVING count(*) > {{follow_default_depth}};
-CREATE OR REPLACE TEMP TABLE x_block_keys AS SELECT height::VARCHAR AS q FROM analysed_blocks WHERE pegin_count + pegout_count > 0;
+-- Blocks with a peg, with their hash (range-aliases.sql maps each hash to its block).
+CREATE OR REPLACE TEMP TABLE x_block_keys AS SELECT height::VARCHAR AS q, hash FROM analysed_blocks WHERE pegin_count + pegout_count > 0;
 
 CREATE OR REPLACE TEMP VIEW x_keys AS
 SELECT 'trace' AS kind, address AS q FROM x_addresses

@@ -1,4 +1,3 @@
--- x_range_aliases += every block hash with a peg, in the range its sha256
--- names ($1 = the prefix length), mapping to its height.
-INSERT INTO x_range_aliases SELECT left(sha256(hash), $1), hash, height::VARCHAR
-FROM analysed_blocks WHERE pegin_count + pegout_count > 0;
+-- x_range_aliases += every block hash with a peg (x_block_keys, keys.sql),
+-- in the range its sha256 names ($1 = the prefix length), mapping to its height.
+INSERT INTO x_range_aliases SELECT left(sha256(hash), $1), hash, q FROM x_block_keys;
