@@ -8,17 +8,25 @@
 -- run): a row names a peg-in below its peg-out, so the published rows of older
 -- peg-outs are final and a continuing run keeps them (analyze.ts).
 
+-- The peg-outs given a row, and the peg-in inputs of their addresses: as
+-- tables, whose exact sizes let DuckDB hash the few rows of a continuing run
+-- instead of every peg-in (x10: 0.2 s of 0.25 s).
+CREATE OR REPLACE TEMP TABLE w_reuse_pegouts AS
+SELECT txid, vout, address, height - 1 AS before_height FROM w_pegouts WHERE address IS NOT NULL AND height >= {{new_from}};
+
+CREATE OR REPLACE TEMP TABLE w_reuse_inputs AS
+SELECT address, pegin_txid FROM pegin_inputs WHERE address IN (SELECT address FROM w_reuse_pegouts);
+
 -- The ASOF join picks an arbitrary row among equal heights, and the analysis
 -- must be deterministic (an incremental export equals a full one byte for
 -- byte): it sees one peg-in per address and height, the greatest (txid,
--- vout), and only addresses that receive one of these peg-outs.
+-- vout).
 CREATE OR REPLACE TEMP TABLE a_reuse AS
 WITH funded AS (
   SELECT i.address, p.height, max({'txid': p.txid, 'vout': p.vout}) AS pegin
-  FROM pegin_inputs i JOIN w_pegins p ON p.txid = i.pegin_txid
-  SEMI JOIN (SELECT DISTINCT address FROM w_pegouts WHERE height >= {{new_from}}) o ON o.address = i.address
+  FROM w_reuse_inputs i JOIN w_pegins p ON p.txid = i.pegin_txid
   GROUP BY i.address, p.height
 )
 SELECT o.address, f.pegin.txid AS pegin_txid, f.pegin.vout AS pegin_vout, o.txid AS pegout_txid, o.vout AS pegout_vout
-FROM (SELECT txid, vout, address, height - 1 AS before_height FROM w_pegouts WHERE address IS NOT NULL AND height >= {{new_from}}) o
+FROM w_reuse_pegouts o
 ASOF JOIN funded f ON o.address = f.address AND o.before_height >= f.height;
