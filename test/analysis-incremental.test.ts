@@ -234,6 +234,8 @@ describe('reuse, attribution, scores and follow chains of an analysis continuing
         [[[3, 0, ['A']]], [[5, 0, 'B']], [], [['A', 'sanctioned']], 17, 1],
         // X → Y is an old chain; Y's peg-in gets its first link in the new blocks, so X's chain goes on to Z.
         [[[2, 0, ['X']], [14, 1, ['Y']]], [[4, 0, 'Y'], [18, 1, 'Z']], [], [], 17, 2],
+        // A → B → C is an old chain; C's peg-in gets its first link, so A's chain is followed again, over B's kept step.
+        [[[1, 0, ['A']], [4, 1, ['B']], [14, 3, ['C']]], [[3, 0, 'B'], [6, 1, 'C'], [18, 3, 'D']], [], [], 17, 2],
       ],
     });
   }, 300_000);

@@ -6,8 +6,11 @@
 CREATE OR REPLACE TEMP TABLE w_pegin_rescored (txid VARCHAR, vout INTEGER, height INTEGER, anonymity_set BIGINT);
 CREATE OR REPLACE TEMP TABLE w_pegout_rescored (txid VARCHAR, vout INTEGER);
 -- Addresses whose follow step is computed again, the start addresses of the
--- chains followed again (these and more), and the published steps of the others.
+-- chains followed again (these and more), and the published steps of the
+-- others (a view: 12_a_follow.sql copies them once).
 CREATE OR REPLACE TEMP TABLE w_follow_restep (address VARCHAR);
 CREATE OR REPLACE TEMP TABLE w_follow_restarted (address VARCHAR);
-CREATE OR REPLACE TEMP TABLE w_follow_kept (from_address VARCHAR, pegin_txid VARCHAR, pegin_vout INTEGER,
-  pegout_txid VARCHAR, pegout_vout INTEGER, to_address VARCHAR, confidence DOUBLE);
+CREATE OR REPLACE TEMP VIEW w_follow_kept AS
+SELECT NULL::VARCHAR AS from_address, NULL::VARCHAR AS pegin_txid, NULL::INTEGER AS pegin_vout,
+  NULL::VARCHAR AS pegout_txid, NULL::INTEGER AS pegout_vout, NULL::VARCHAR AS to_address, NULL::DOUBLE AS confidence
+WHERE false;

@@ -62,7 +62,7 @@ UNION
 SELECT start_address FROM w_published_follow
 WHERE from_address IN (SELECT address FROM w_follow_restep) OR to_address IN (SELECT address FROM w_follow_restep);
 
-INSERT INTO w_follow_kept
+CREATE OR REPLACE TEMP VIEW w_follow_kept AS
 SELECT from_address, pegin_txid, pegin_vout, pegout_txid, pegout_vout, to_address, confidence
 FROM w_published_follow
 WHERE hop = 1 AND from_address NOT IN (SELECT address FROM w_follow_restep);
