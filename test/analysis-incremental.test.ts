@@ -184,7 +184,7 @@ describe('the heights an analysis recomputes', () => {
 });
 
 describe('reuse, attribution, scores and follow chains of an analysis continuing the published one', () => {
-  it('are the full analysis\'s: few addresses that fund peg-ins and receive peg-outs, labels imported between runs (random chains, H = 7)', async () => {
+  it('are the full analysis\'s: few addresses that fund peg-ins and receive peg-outs, labels imported and removed between runs (random chains, H = 7)', async () => {
     const H = 7;
     const TIP = 24;
     const address = fc.constantFrom('A', 'B', 'C', 'D', 'E', 'F');
@@ -196,9 +196,9 @@ describe('reuse, attribution, scores and follow chains of an analysis continuing
     let run = 0;
     await fc.assert(fc.asyncProperty(
       fc.array(pegin, { minLength: 8, maxLength: 30 }), fc.array(pegout, { minLength: 8, maxLength: 30 }),
-      fc.array(label, { maxLength: 2 }), fc.array(label, { maxLength: 2 }),
+      fc.array(label, { maxLength: 2 }), fc.array(label, { maxLength: 2 }), fc.array(address, { maxLength: 1 }),
       fc.noBias(fc.integer({ min: 1, max: TIP - 1 })), fc.integer({ min: 1, max: 4 }),
-      async (pegins, pegouts, labelled, imported, first, more) => {
+      async (pegins, pegouts, labelled, imported, removed, first, more) => {
         const db = await Db.open(join(work, `carried-${run++}.duckdb`));
         try {
           // Amount steps of tol / 2 and peg-outs a round-trip fee below, as above: they link.
@@ -214,6 +214,7 @@ describe('reuse, attribution, scores and follow chains of an analysis continuing
           await cursor(first);
           await analyze(db, { now: 1, horizon: H });
           await label(imported, 2);
+          for (const gone of removed) await db.exec('DELETE FROM labels WHERE address = $1', [gone]);
           await cursor(Math.min(TIP, first + more));
           expect((await analyze(db, { now: 2, horizon: H })).continuedFrom).toBe(first + 1);
           const continued = await tables(db);
@@ -225,17 +226,24 @@ describe('reuse, attribution, scores and follow chains of an analysis continuing
       }), {
       numRuns: 25,
       examples: [
-        // A new peg-out pays the address that funded a peg-in far below the relinked ones: that peg-in is now reused.
-        [[[3, 0, ['A']]], [[20, 2, 'A']], [], [], 17, 4],
+        // A new peg-out (in the first new block) pays the address that funded a peg-in far below the relinked ones:
+        // a reuse row, and that peg-in is now reused.
+        [[[3, 0, ['A']]], [[18, 2, 'A']], [], [], [], 17, 1],
         // An old peg-in and peg-out of one address, which is labelled between the runs: both scores change.
-        [[[3, 0, ['A']]], [[5, 2, 'A']], [], [['A', 'sanctioned']], 17, 1],
+        [[[3, 0, ['A']]], [[5, 2, 'A']], [], [['A', 'sanctioned']], [], 17, 1],
         // A link kept (its peg-out below C − H + 1 = 12) whose peg-in's funding address is labelled between the runs:
         // the peg-out's funding risk changes.
-        [[[3, 0, ['A']]], [[5, 0, 'B']], [], [['A', 'sanctioned']], 17, 1],
+        [[[3, 0, ['A']]], [[5, 0, 'B']], [], [['A', 'sanctioned']], [], 17, 1],
         // X → Y is an old chain; Y's peg-in gets its first link in the new blocks, so X's chain goes on to Z.
-        [[[2, 0, ['X']], [14, 1, ['Y']]], [[4, 0, 'Y'], [18, 1, 'Z']], [], [], 17, 2],
+        [[[2, 0, ['X']], [14, 1, ['Y']]], [[4, 0, 'Y'], [18, 1, 'Z']], [], [], [], 17, 2],
         // A → B → C is an old chain; C's peg-in gets its first link, so A's chain is followed again, over B's kept step.
-        [[[1, 0, ['A']], [4, 1, ['B']], [14, 3, ['C']]], [[3, 0, 'B'], [6, 1, 'C'], [18, 3, 'D']], [], [], 17, 2],
+        [[[1, 0, ['A']], [4, 1, ['B']], [14, 3, ['C']]], [[3, 0, 'B'], [6, 1, 'C'], [18, 3, 'D']], [], [], [], 17, 2],
+        // A new peg-out competes for the candidate of a relinked older one (14 ≥ C − H + 1 = 12): its traceability changes.
+        [[[12, 0, ['A']]], [[14, 0, 'B'], [18, 0, 'C']], [], [], [], 17, 1],
+        // A new peg-in of the same amount makes the one at 12 common: its link to the peg-out at 14 is gone, and so is A's step.
+        [[[12, 0, ['A']], [18, 0, ['E']]], [[14, 0, 'B']], [], [], [], 17, 1],
+        // A's label is removed between the runs: its old peg-in and peg-out lose their attribution.
+        [[[3, 0, ['A']]], [[5, 2, 'A']], [['A', 'sanctioned']], [], ['A'], 17, 1],
       ],
     });
   }, 300_000);
