@@ -39,8 +39,8 @@ describe('model registry', () => {
     expect(new Set(LABEL_CATEGORIES.map((c) => c.name)).size).toBe(LABEL_CATEGORIES.length);
   });
 
-  it('binds every {{name}} of the analysis SQL to a registry value (the run gives its height, time, model digest and the heights it recomputes and clusters from)', () => {
-    const values = { ...modelSqlValues(), as_of_height: 1, now: 1, model_digest: 1, relink_from: 1, recount_from: 1, cluster_from: 1 };
+  it('binds every {{name}} of the analysis SQL to a registry value (the run gives its height, time, model digest and the heights it recomputes from)', () => {
+    const values = { ...modelSqlValues(), as_of_height: 1, now: 1, model_digest: 1, relink_from: 1, recount_from: 1, rewindow_from: 1, new_from: 1 };
     for (const { file, sql } of analysisSql) expect(() => bindSql(sql, values), file).not.toThrow();
   });
 

@@ -1,5 +1,5 @@
 -- Wallet clusters when continuing the published analysis, step 1 of 3: only
--- the peg-in transactions of the new blocks (height >= {{cluster_from}}) can
+-- the peg-in transactions of the new blocks (height >= {{new_from}}) can
 -- join addresses, so only they are propagated over. Each of their addresses
 -- that already had a cluster stands for that whole cluster (a node named by
 -- its cluster_id, with the cluster's first height); a new address stands for
@@ -10,7 +10,7 @@
 CREATE OR REPLACE TEMP TABLE w_cluster_new_inputs AS
 SELECT i.pegin_txid, coalesce(c.cluster_id, i.address) AS node, coalesce(c.first_height, i.height) AS height
 FROM pegin_inputs i LEFT JOIN w_published_clusters c USING (address)
-WHERE i.address IS NOT NULL AND i.height >= {{cluster_from}} AND i.height <= {{as_of_height}};
+WHERE i.address IS NOT NULL AND i.height >= {{new_from}} AND i.height <= {{as_of_height}};
 
 CREATE OR REPLACE TEMP TABLE w_cluster_addresses AS
 SELECT node AS address, first_height, row_number() OVER (ORDER BY first_height, node) AS aid

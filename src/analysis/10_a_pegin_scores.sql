@@ -5,18 +5,25 @@
 -- the same curve as privacyOf in packages/client/src/privacy.ts; then × (1 − best link
 -- confidence), − {{reuse_penalty}} when a funding address also received a peg-out,
 -- − {{entity_penalty}} when a funding address is attributed to a known entity.
+-- Scored: the peg-ins counted this run (w_pegin_sets: every one in a full run,
+-- the new ones when continuing) and the older ones whose score can change
+-- (w_pegin_rescored, 10_w_rescored_continue.sql).
+CREATE OR REPLACE TEMP TABLE w_pegin_scored AS
+SELECT p.txid, p.vout, p.height, s.anonymity_set::BIGINT AS anonymity_set
+FROM w_pegin_ids p JOIN w_pegin_sets s USING (id)
+UNION ALL
+SELECT txid, vout, height, anonymity_set FROM w_pegin_rescored;
+
 CREATE OR REPLACE TEMP TABLE a_pegin_scores AS
-WITH sets AS (
-  SELECT p.txid, p.vout, p.amount, s.anonymity_set::BIGINT AS anonymity_set
-  FROM w_pegin_ids p JOIN w_pegin_sets s USING (id)
-), linked AS (
+WITH linked AS (
   SELECT pegin_txid AS txid, pegin_vout AS vout, max(confidence) AS max_link_confidence
   FROM a_links GROUP BY ALL
 ), reused AS (  -- a funding address received a peg-out after this peg-in
-  SELECT DISTINCT f.txid, f.vout
-  FROM w_funded f
-  JOIN (SELECT address, max(height) AS last_pegout FROM w_pegouts GROUP BY address) o USING (address)
-  WHERE o.last_pegout > f.height
+  SELECT DISTINCT s.txid, s.vout
+  FROM w_pegin_scored s
+  JOIN pegin_inputs i ON i.pegin_txid = s.txid
+  JOIN (SELECT address, max(height) AS last_pegout FROM w_pegouts GROUP BY address) o ON o.address = i.address
+  WHERE o.last_pegout > s.height
 ), attributed AS (
   SELECT i.pegin_txid AS txid, arg_max(a.entity, a.confidence) AS entity
   FROM pegin_inputs i JOIN a_attribution a ON a.address = i.address
@@ -28,7 +35,7 @@ WITH sets AS (
     coalesce(l.max_link_confidence, 0) AS max_link_confidence,
     r.txid IS NOT NULL AS reused,
     a.entity AS funding_entity
-  FROM sets s
+  FROM w_pegin_scored s
   LEFT JOIN linked l USING (txid, vout)
   LEFT JOIN reused r USING (txid, vout)
   LEFT JOIN attributed a ON a.txid = s.txid

@@ -33,6 +33,9 @@ WITH funding_risk AS (
   LEFT JOIN funding_risk f ON f.txid = o.txid AND f.vout = o.vout
   LEFT JOIN traced t ON t.txid = o.txid AND t.vout = o.vout
   LEFT JOIN reused r ON r.txid = o.txid AND r.vout = o.vout
+  -- Scored: the new peg-outs (every one in a full run) and the older ones whose
+  -- risk can change (w_pegout_rescored, 10_w_rescored_continue.sql).
+  WHERE o.height >= {{new_from}} OR (o.txid, o.vout) IN (SELECT txid, vout FROM w_pegout_rescored)
 )
 SELECT txid, vout,
   least(100, round(greatest(dest_risk, funding_risk) + {{traceability_weight}} * traceability

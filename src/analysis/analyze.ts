@@ -12,7 +12,9 @@
  * and its chain is still this one's: anonymity sets of the peg-ins below the
  * new blocks and links of peg-outs more than the horizon below them are final
  * (docs/methodology.md "The horizon"), so they are carried over and only the
- * pegs above are counted and linked again.
+ * pegs above are counted and linked again; the tables that reach across all
+ * time (reuse, clusters, scores, follow chains) compute the rows the new
+ * blocks can change and keep the other published ones (CARRIED).
  * Formulas and constants: docs/methodology.md.
  */
 import { createHash } from 'node:crypto';
@@ -57,7 +59,7 @@ export interface AnalyzeResult {
 /** The derived tables in dependency order; clusters is a loop (see runClusters). */
 export const STEPS = [
   '01_params', '01_w_horizon', '02_a_meta', '03_a_amounts', '04_a_links', '05_a_reuse', '06_a_clusters',
-  '07_a_labels', '08_a_attribution', '09_a_entity_flows', '10_a_pegin_scores',
+  '07_a_labels', '08_a_attribution', '09_a_entity_flows', '10_w_rescored', '10_a_pegin_scores',
   '11_a_pegout_scores', '12_a_follow', '13_a_stats', '14_a_recommendations',
 ] as const;
 
@@ -66,6 +68,26 @@ export const DERIVED_TABLES = [
   'a_meta', 'a_amounts', 'a_links', 'a_reuse', 'a_clusters', 'a_labels', 'a_attribution', 'a_entity_flows',
   'a_pegin_scores', 'a_pegout_scores', 'a_follow', 'a_stats', 'a_recommendations',
 ] as const;
+
+type DerivedTable = typeof DERIVED_TABLES[number];
+
+/**
+ * The tables a continuing run computes in part, each with the condition on a
+ * published row that this run computed it again: the other published rows
+ * are kept (docs/methodology.md "Continuing an analysis").
+ */
+const CARRIED: Partial<Record<DerivedTable, string>> = {
+  a_links: 'pegout_height >= {{relink_from}}',
+  // A row names a peg-in below its peg-out: only new peg-outs get one.
+  a_reuse: 'false',
+  a_clusters: 'cluster_id IN (SELECT node FROM w_cluster_moves)',
+  a_pegin_scores: '(txid, vout) IN (SELECT txid, vout FROM w_pegin_rescored)',
+  a_pegout_scores: '(txid, vout) IN (SELECT txid, vout FROM w_pegout_rescored)',
+  a_follow: 'start_address IN (SELECT address FROM w_follow_restarted)',
+};
+
+/** A continuing run's scripts run after a step's own (`<step>_continue.sql`). */
+const CONTINUED_STEPS = ['10_w_rescored'] as const;
 
 const MAX_CLUSTER_ITERATIONS = 64;
 
@@ -85,15 +107,18 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
   const updatedAt = opts.now ?? Math.floor(Date.now() / 1000);
   const model = modelSqlValues(params);
   const stepSql = new Map(STEPS.map((step) => [step, readSql(import.meta.url, `${step}.sql`)]));
+  const continueSql = new Map<string, string>(CONTINUED_STEPS.map((step) => [step, readSql(import.meta.url, `${step}_continue.sql`)]));
   const clusterSql = clusterScripts();
-  const modelDigest = digestOf(model, [...stepSql.values(), ...Object.values(clusterSql)]);
+  const modelDigest = digestOf(model, [...stepSql.values(), ...continueSql.values(), ...Object.values(clusterSql), ...Object.values(CARRIED)]);
   const catalog = await publishedCatalog(db);
   const continuedFrom = opts.full ? null : await continuableFrom(db, modelDigest, height);
   const recompute = recomputedFrom(continuedFrom ?? 0, params.horizon_blocks);
   const values: Record<string, number> = {
     ...model, as_of_height: height, now: updatedAt, model_digest: modelDigest, relink_from: recompute.links, recount_from: recompute.sets,
-    cluster_from: continuedFrom ?? 0,
+    rewindow_from: recompute.windows, new_from: continuedFrom ?? 0,
   };
+  const continuing = continuedFrom !== null;
+  const carried = continuing ? bindCarried(values) : {};
   const steps: { step: string; ms: number }[] = [];
   let clusterIterations = 0;
   log(continuedFrom === null ? 'analyze: every peg' : continuationLine(continuedFrom, recompute, await firstHeight(db)));
@@ -101,16 +126,16 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
   const result = await db.withMemoryLimit(opts.memoryLimitMb ?? DEFAULT_ANALYZE_MEMORY_MB, async () => {
     try {
       await loadLabelCategories(db);
+      if (continuing) {
+        await db.exec(PUBLISHED_VIEWS(catalog));
+        await checkPublishedSets(db, recompute.sets);
+      }
       for (const step of STEPS) {
         const started = performance.now();
-        if (step === '06_a_clusters' && continuedFrom !== null) await db.exec(PUBLISHED_CLUSTERS(catalog));
-        await db.exec(bindSql(step === '06_a_clusters' && continuedFrom !== null ? clusterSql.continue : stepSql.get(step)!, values));
-        if (step === '01_w_horizon') {
-          await fillHorizonCounts(db, params.tol, params.horizon_blocks, { sets: recompute.sets, windows: recompute.windows });
-          if (continuedFrom !== null) await carrySets(db, catalog, recompute.sets);
-        }
-        if (step === '04_a_links' && continuedFrom !== null) await db.exec(CARRY_LINKS(catalog, recompute.links));
-        if (step === '06_a_clusters') clusterIterations = await runClusters(db, values, clusterSql, continuedFrom !== null);
+        await db.exec(bindSql(step === '06_a_clusters' && continuing ? clusterSql.continue : stepSql.get(step)!, values));
+        if (step === '01_w_horizon') await fillHorizonCounts(db, params.tol, params.horizon_blocks, { sets: recompute.sets, windows: recompute.windows });
+        if (step === '06_a_clusters') clusterIterations = await runClusters(db, values, clusterSql, continuing);
+        if (continuing) await continueStep(db, step, continueSql.get(step), carried, values);
         const ms = Math.round(performance.now() - started);
         steps.push({ step, ms });
         log(`analyze: ${step} ${ms} ms`);
@@ -120,7 +145,7 @@ export async function analyze(db: Db, opts: AnalyzeOptions = {}): Promise<Analyz
         'SELECT count(*) AS links, count(*) FILTER (WHERE confidence >= $1) AS high, (SELECT count(*) FROM w_pairs) AS pairs FROM temp.main.a_links',
         [HIGH_CONFIDENCE]);
       const started = performance.now();
-      await publish(db, catalog, continuedFrom === null ? null : recompute.links, opts.onStep);
+      await publish(db, catalog, carried, opts.onStep);
       steps.push({ step: 'publish', ms: Math.round(performance.now() - started) });
       return {
         links: Number(counts?.links ?? 0),
@@ -189,26 +214,44 @@ async function publishedCatalog(db: Db): Promise<string> {
   return `"${(row?.name ?? 'main').replace(/"/g, '""')}"`;
 }
 
-/**
- * a_links for the later steps: the published links of peg-outs below
- * `from`, which this run did not recompute, and this run's (w_new_links).
- * A view, so the carried links are neither copied here nor written again
- * when publishing (x10: 1.8 s).
- */
-const CARRY_LINKS = (catalog: string, from: number): string => `ALTER TABLE temp.main.a_links RENAME TO w_new_links;
-  CREATE TEMP VIEW a_links AS SELECT * FROM ${catalog}.main.a_links WHERE pegout_height < ${Math.trunc(from)} UNION ALL SELECT * FROM w_new_links`;
-/** Publishes a continuing run's links: those of peg-outs from `from` on replaced. */
-const PUBLISH_NEW_LINKS = (catalog: string, from: number): string => `DELETE FROM ${catalog}.main.a_links WHERE pegout_height >= ${Math.trunc(from)};
-  INSERT INTO ${catalog}.main.a_links SELECT * FROM w_new_links`;
-/** The published anonymity sets of peg-ins below $1, which this run did not count. */
-const CARRY_SETS = (catalog: string): string => `INSERT INTO w_pegin_sets SELECT i.id, s.anonymity_set
-  FROM w_pegin_ids i JOIN ${catalog}.main.a_pegin_scores s USING (txid, vout) WHERE i.height < $1`;
+/** The published derived tables as w_published_<name> (a_links: w_published_links), which a continuing run's SQL reads. */
+const PUBLISHED_VIEWS = (catalog: string): string => DERIVED_TABLES
+  .map((table) => `CREATE OR REPLACE TEMP VIEW w_published_${table.slice(2)} AS SELECT * FROM ${catalog}.main.${table}`).join(';\n');
 
-async function carrySets(db: Db, catalog: string, below: number): Promise<void> {
-  await db.exec(CARRY_SETS(catalog), [below]);
-  const counts = (await db.one<{ sets: bigint; pegins: bigint }>('SELECT (SELECT count(*) FROM w_pegin_sets) AS sets, (SELECT count(*) FROM w_pegin_ids) AS pegins'))!;
+/**
+ * A continuing run's table after its step: the rows computed this run
+ * (w_new_<name>) and the published ones not computed again, as a view, so the
+ * kept rows are neither copied here nor written again when publishing.
+ */
+const CARRY = (table: DerivedTable, computedAgain: string): string => `ALTER TABLE temp.main.${table} RENAME TO w_new_${table.slice(2)};
+  CREATE TEMP VIEW ${table} AS SELECT * FROM w_published_${table.slice(2)} WHERE NOT (${computedAgain})
+  UNION ALL SELECT * FROM w_new_${table.slice(2)}`;
+
+/** Publishes a continuing run's table: the published rows it computed again replaced by its own. */
+const PUBLISH_CARRIED = (catalog: string, table: DerivedTable, computedAgain: string): string => `DELETE FROM ${catalog}.main.${table} WHERE ${computedAgain};
+  INSERT INTO ${catalog}.main.${table} SELECT * FROM w_new_${table.slice(2)}`;
+
+type Carried = Partial<Record<DerivedTable, string>>;
+
+/** CARRIED with this run's values bound. */
+function bindCarried(values: Record<string, number>): Carried {
+  return Object.fromEntries(Object.entries(CARRIED).map(([table, computedAgain]) => [table, bindSql(computedAgain, values)]));
+}
+
+/** What a continuing run adds after a step: its continue script, and the view of a table it computed in part. */
+async function continueStep(db: Db, step: typeof STEPS[number], script: string | undefined, carried: Carried, values: Record<string, number>): Promise<void> {
+  if (script !== undefined) await db.exec(bindSql(script, values));
+  const table = step.replace(/^\d+_/, '') as DerivedTable;
+  const computedAgain = carried[table];
+  if (computedAgain !== undefined) await db.exec(CARRY(table, computedAgain));
+}
+
+/** A continuing run keeps the published anonymity sets of the peg-ins below the new blocks: they must all be there. */
+async function checkPublishedSets(db: Db, below: number): Promise<void> {
+  const counts = (await db.one<{ sets: bigint; pegins: bigint }>(
+    'SELECT (SELECT count(*) FROM w_published_pegin_scores) AS sets, (SELECT count(*) FROM pegins WHERE height < $1) AS pegins', [below]))!;
   if (counts.sets !== counts.pegins) {
-    throw new Error(`analyze: the published analysis has no anonymity set for ${counts.pegins - counts.sets} peg-ins below height ${below}; run \`pegscope analyze --full\``);
+    throw new Error(`analyze: the published analysis has ${counts.sets} anonymity sets for ${counts.pegins} peg-ins below height ${below}; run \`pegscope analyze --full\``);
   }
 }
 
@@ -226,12 +269,14 @@ async function loadLabelCategories(db: Db): Promise<void> {
 
 /**
  * One transaction: every freshly built temp a_* table replaces its published
- * twin; a continuing run (`linksFrom` not null) replaces only the links it recomputed.
+ * twin; of a table a continuing run computed in part (`carried`), only the
+ * rows it computed again are replaced.
  */
-async function publish(db: Db, catalog: string, linksFrom: number | null, onStep: AnalyzeOptions['onStep']): Promise<void> {
+async function publish(db: Db, catalog: string, carried: Carried, onStep: AnalyzeOptions['onStep']): Promise<void> {
   await db.transaction(async () => {
     for (const table of DERIVED_TABLES) {
-      await db.exec(table === 'a_links' && linksFrom !== null ? PUBLISH_NEW_LINKS(catalog, linksFrom)
+      const computedAgain = carried[table];
+      await db.exec(computedAgain !== undefined ? PUBLISH_CARRIED(catalog, table, computedAgain)
         : `CREATE OR REPLACE TABLE ${catalog}.main.${table} AS SELECT * FROM temp.main.${table}`);
       await onStep?.(`publish:${table}`);
     }
@@ -249,9 +294,6 @@ const clusterScripts = (): Record<'step' | 'final' | 'continue' | 'merge', strin
   continue: readSql(import.meta.url, '06_a_clusters_continue.sql'),
   merge: readSql(import.meta.url, '06_a_clusters_merge.sql'),
 });
-
-/** The published clusters a continuing run starts from (06_a_clusters_continue.sql). */
-const PUBLISHED_CLUSTERS = (catalog: string): string => `CREATE OR REPLACE TEMP VIEW w_published_clusters AS SELECT * FROM ${catalog}.main.a_clusters`;
 
 /**
  * Label propagation until no node changes its cluster label, then a_clusters

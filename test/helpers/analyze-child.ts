@@ -12,6 +12,7 @@ await analyze(db, {
   onStep: async (step) => {
     if (step !== pauseAfter) return;
     process.stdout.write('paused\n');
-    await new Promise(() => undefined);
+    // A timer keeps the process alive: a bare pending promise lets Node exit (code 13) before the test kills it.
+    await new Promise(() => setInterval(() => undefined, 1_000));
   },
 });
