@@ -3,8 +3,9 @@
 -- ($1), pegs, blocks and addresses stay, and only a follow chain can drop
 -- below the default depth; otherwise (a reorganised chain, every document
 -- rendered) every kind of keys.sql is compared. Range files of a prefix
--- length no longer used join them kind by kind (range-gone.sql); a dump
--- partition's digest stays until the partition is written again.
+-- length no longer used join them kind by kind (range-gone.sql), and the
+-- digests of dump partitions not compared again once the dumps are written
+-- (workspace.ts recordDumpDigests).
 CREATE OR REPLACE TEMP TABLE x_gone_docs AS
 SELECT p.kind, p.q, p.prefix FROM x_prev_docs p
 ANTI JOIN x_keys k ON k.kind = p.kind AND k.q = p.q
