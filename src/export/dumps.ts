@@ -234,7 +234,8 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
         await copy(exportSql(`dump-${dump.name}`), `dumps/${dump.name}.parquet`, TABLE_METADATA, dump);
         continue;
       }
-      const partitions = partitionsOf(bounds.first, bounds.top, opts.finalUpTo, partitionBlocksOf(dump, opts.partitionBlocks));
+      const size = partitionBlocksOf(dump, opts.partitionBlocks);
+      const partitions = partitionsOf(bounds.first, bounds.top, opts.finalUpTo, size);
       const ofDump = dump.dirtyBy === 'rows' ? partitions.map((p) => ({ ...p, final: false })) : partitions;
       const previousFiles = (p: Partition): FileEntry[] | null => {
         const files = (['parquet', 'csv.gz'] as const).map((ext) => opts.previous.get(partitionPath(dump.name, p, ext)));
@@ -261,16 +262,16 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
       // Only the rows of the partitions to compare or write (the filter reaches into the query; its order stays).
       const from = Math.min(...[...toCompare, ...toWrite].map((p) => p.from));
       await conn.exec(`CREATE OR REPLACE TEMP TABLE x_dump AS SELECT * FROM (${exportSql(`dump-${dump.name}`)}) WHERE ${dump.height} >= ${from}`);
-      const size = partitionBlocksOf(dump, opts.partitionBlocks);
       const rowDigests = new Map((await conn.all<{ part_from: number; h: string }>(partitionDigests(dump, size))).map((r) => [Number(r.part_from), r.h]));
       const digestOf = (p: Partition): string => rowDigests.get(p.from) ?? EMPTY_PARTITION;
       /** The analysis a tip partition names: this one, or the one that last changed its rows. */
       const stamps = new Map<Partition, DumpStamp>();
       for (const p of toCompare) {
         const q = partitionPath(dump.name, p, 'parquet');
+        const h = digestOf(p);
         const previous = opts.previousDigests.get(q);
-        const unchanged = previous?.h === digestOf(p);
-        digests.push({ q, h: digestOf(p) });
+        const unchanged = previous?.h === h;
+        digests.push({ q, h });
         const files = unchanged ? previousFiles(p) : null;
         if (files) {
           files.forEach((file) => writer.carryFile(file));

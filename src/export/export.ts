@@ -253,7 +253,10 @@ export const documentFilesLine = (files: { written: number; carried: number }): 
 async function writeTree(run: ExportRun): Promise<QueryDocumentsResult> {
   const { plan, workspace, writer, step } = run;
   const stamp = plan.stamp;
-  run.log(renderingLine(plan, await workspace.planDirty(plan)));
+  const dirty = await workspace.planDirty(plan);
+  run.log(renderingLine(plan, dirty));
+  // Before the dumps, which compare with the previous release's digests.
+  await workspace.startDocuments(plan.previousDocs, plan.keysOnlyGrow);
   await workspace.prepareNodes();
   await writeEndpointDocuments(workspace, writer, stamp);
   await writeSeries(workspace.db, writer, stamp);
@@ -266,12 +269,12 @@ async function writeTree(run: ExportRun): Promise<QueryDocumentsResult> {
     previousFinalUpTo: plan.dumps.previousFinalUpTo,
     partitionBlocks: plan.dumps.partitionBlocks,
     previous: await workspace.previousDumpFiles(),
-    previousDigests: await workspace.previousDumpDigests(plan.previousDocs),
+    previousDigests: await workspace.previousDumpDigests(),
     dirty: await workspace.dirtyPartitions(plan.dumps.partitionBlocks),
   };
   // Both run to the end even when one fails, so nothing writes into the release after it is removed.
   const [documents, dumps] = await Promise.allSettled([
-    writeQueryDocuments(run),
+    writeQueryDocuments(run, dirty.keysByKind),
     writeDumps(workspace.db, writer, dumpOptions).then(async (digests) => { await step('dumps'); return digests; }),
   ]);
   if (documents.status === 'rejected') throw documents.reason;
@@ -408,12 +411,11 @@ interface QueryDocumentsResult {
  * stamp, and files whose bytes are unchanged are carried over (hard-linked,
  * or left in a recycled release) instead of written.
  */
-async function writeQueryDocuments(run: ExportRun): Promise<QueryDocumentsResult> {
+async function writeQueryDocuments(run: ExportRun, keysByKind: Map<string, number>): Promise<QueryDocumentsResult> {
   const { plan, workspace } = run;
-  await workspace.startDocuments(plan.previousDocs, plan.keysOnlyGrow);
   const result = plan.layout === 'files'
     ? { skipped: await writeFilesLayout(run), ranges: null }
-    : { skipped: 0, ranges: await writeRangesLayout(run) };
+    : { skipped: 0, ranges: await writeRangesLayout(run, keysByKind) };
   await checkEveryDocument(workspace);
   return result;
 }
@@ -484,11 +486,10 @@ async function writeFilesLayout(run: ExportRun): Promise<number> {
  * range files written a batch of consecutive prefixes at a time (RangeBatch).
  * Returns the layout.
  */
-async function writeRangesLayout(run: ExportRun): Promise<Record<RangeKind, RangeLayout>> {
+async function writeRangesLayout(run: ExportRun, keysByKind: Map<string, number>): Promise<Record<RangeKind, RangeLayout>> {
   const { plan, workspace, writer } = run;
   const { stamp } = plan;
-  const counted = await workspace.keyCounts();
-  const counts = Object.fromEntries(RANGE_KINDS.map((kind) => [kind, counted.get(kind) ?? 0])) as Record<RangeKind, number>;
+  const counts = Object.fromEntries(RANGE_KINDS.map((kind) => [kind, keysByKind.get(kind) ?? 0])) as Record<RangeKind, number>;
   const previousLengths = plan.previousRangeLengths;
   const lengths = chooseRangeLayout(counts, plan.budget, previousLengths);
   const previousRanges = plan.previous && previousLengths ? new PreviousRanges(plan.previous.dir, previousLengths) : null;

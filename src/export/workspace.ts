@@ -26,10 +26,11 @@ export interface DocKind {
   key: string;
 }
 
-/** How many documents this export renders of how many it publishes. */
+/** How many documents this export renders of how many it publishes, and how many keys each kind has. */
 export interface DirtyCounts {
   dirty: number;
   keys: number;
+  keysByKind: Map<string, number>;
 }
 
 /** The ranges of a batch to build, and the block hash aliases of each (block ranges). */
@@ -110,7 +111,7 @@ const START_RANGE_KIND = exportSql('range-kind-start');
 const RANGE_DOCS = exportSql('range-docs');
 const RANGE_DOCS_KEPT = exportSql('range-docs-kept');
 /** The dump partitions' digests the previous release recorded ($1 = their pseudo-kind). */
-const PREVIOUS_DUMP_DIGESTS = 'SELECT q, h::VARCHAR AS h, stamp_height, stamp_time FROM docs_index.docs WHERE kind = $1';
+const PREVIOUS_DUMP_DIGESTS = 'SELECT q, h::VARCHAR AS h, stamp_height, stamp_time FROM x_prev_docs WHERE kind = $1';
 /** x_gone_docs += the previous release's dump digests ($1 = their pseudo-kind) of partitions this export did not compare. */
 const DUMP_DIGESTS_GONE = 'INSERT INTO x_gone_docs SELECT kind, q, prefix FROM x_prev_docs WHERE kind = $1 AND q NOT IN (SELECT q FROM x_dump_digests)';
 /** x_dump_digests: the partitions' digests writeDumps returned ($1, JSON [{q, h}]), as docs-record.sql reads documents. */
@@ -184,8 +185,10 @@ export class ExportWorkspace {
     await this.db.exec(floorMacros(plan.floor, plan.finalUpTo));
     await this.db.exec(PEG_DIGESTS);
     await this.db.exec(plan.floor < 0 ? DIRTY_ALL : DIRTY);
-    const counts = (await this.db.one<{ dirty: bigint; keys: bigint }>(DIRTY_COUNTS))!;
-    return { dirty: Number(counts.dirty), keys: Number(counts.keys) };
+    // x_keys is a view: counted once here, for the log and the range layout.
+    const keysByKind = new Map((await this.db.all<{ kind: string; n: bigint }>(KEY_COUNTS)).map((r) => [r.kind, Number(r.n)]));
+    const dirty = (await this.db.one<{ dirty: bigint }>(DIRTY_COUNTS))!.dirty;
+    return { dirty: Number(dirty), keys: [...keysByKind.values()].reduce((sum, n) => sum + n, 0), keysByKind };
   }
 
   /** The peg-in and peg-out nodes and follow hops the documents to render (x_dirty_keys) show. */
@@ -223,9 +226,8 @@ export class ExportWorkspace {
     return new Map(rows.map((f) => [f.path, { path: f.path, size: Number(f.size), sha256: f.sha256 }]));
   }
 
-  /** The digests of the previous release's dump partitions, by Parquet path; none when `previous` is false (its index does not describe that release). */
-  async previousDumpDigests(previous: boolean): Promise<Map<string, RecordedDigest>> {
-    if (!previous) return new Map();
+  /** The digests of the previous release's dump partitions (x_prev_docs), by Parquet path. */
+  async previousDumpDigests(): Promise<Map<string, RecordedDigest>> {
     const rows = await this.db.all<{ q: string; h: string; stamp_height: number; stamp_time: bigint }>(PREVIOUS_DUMP_DIGESTS, [DUMP_DIGESTS]);
     return new Map(rows.map((r) => [r.q, { h: r.h, stamp: { height: Number(r.stamp_height), time: Number(r.stamp_time) } }]));
   }
@@ -309,11 +311,6 @@ export class ExportWorkspace {
   /** Detaches the documents index. */
   closeDocsIndex(): Promise<void> {
     return this.db.exec('DETACH DATABASE IF EXISTS docs_index');
-  }
-
-  /** Keys per kind (x_keys). */
-  async keyCounts(): Promise<Map<string, number>> {
-    return new Map((await this.db.all<{ kind: string; n: bigint }>(KEY_COUNTS)).map((r) => [r.kind, Number(r.n)]));
   }
 
   /** x_render_keys: every dirty key of one kind. */

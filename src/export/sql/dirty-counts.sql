@@ -1,2 +1,2 @@
--- How many documents this export renders (x_dirty_keys) of how many it publishes (x_keys).
-SELECT (SELECT count(*) FROM x_dirty_keys) AS dirty, (SELECT count(*) FROM x_keys) AS keys
+-- How many documents this export renders (x_dirty_keys).
+SELECT count(*) AS dirty FROM x_dirty_keys
