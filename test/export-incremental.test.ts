@@ -116,16 +116,17 @@ describe.each<Layout>(['ranges', 'files'])('incremental export (%s layout)', (la
     await advance(2_501, now + 15_150);
     const hundred = await exportBoth(db, layout, layout);
     expect(hundred.floor).toContain(`changed pegs above height ${2_401 - 2 * HORIZON} `);
-    // Final partitions of chain data are carried over, the open one is written; both name their heights.
+    // Chain data is partitioned ten times finer (50 blocks here): partitions below the tip are carried over, the open one is written; all name their heights.
     const files = (dir: string) => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')).files as Record<string, unknown>;
     const partitions = Object.keys(files(hundred.incremental.dir)).filter((p) => p.startsWith('dumps/pegins/') && p.endsWith('.parquet'));
-    expect(partitions[0]).toBe('dumps/pegins/pegins-00000000-00000499.parquet');
-    expect(partitions.at(-1)).toBe('dumps/pegins/pegins-00002500-00002999.parquet');
+    const firstPart = Math.floor(Number((await db.one<{ h: number }>('SELECT min(height) AS h FROM blocks'))!.h) / 50) * 50;
+    expect(partitions[0]).toBe(`dumps/pegins/pegins-${String(firstPart).padStart(8, '0')}-${String(firstPart + 49).padStart(8, '0')}.parquet`);
+    expect(partitions.at(-1)).toBe('dumps/pegins/pegins-00002500-00002549.parquet');
     const changes = changesOf(hundred.incremental.dir);
-    expect(Object.keys(changes.added)).toContain('dumps/pegins/pegins-00002500-00002999.parquet');
-    expect(Object.keys(changes.changed)).toContain('dumps/pegins/pegins-00002000-00002499.parquet');
-    expect(Object.keys(changes.changed)).not.toContain('dumps/pegins/pegins-00001500-00001999.parquet');
-    expect(statSync(join(hundred.incremental.dir, 'dumps/pegins/pegins-00001500-00001999.parquet')).nlink).toBeGreaterThan(1);
+    expect(Object.keys(changes.added)).toContain('dumps/pegins/pegins-00002500-00002549.parquet');
+    expect(Object.keys(changes.changed)).toContain('dumps/pegins/pegins-00002400-00002449.parquet');
+    expect(Object.keys(changes.changed)).not.toContain('dumps/pegins/pegins-00002350-00002399.parquet');
+    expect(statSync(join(hundred.incremental.dir, 'dumps/pegins/pegins-00002350-00002399.parquet')).nlink).toBeGreaterThan(1);
     // Clusters are partitioned by the height they first funded a peg-in: a partition the previous release held whole is written again
     // exactly when its rows changed, else hard-linked.
     const clusterParts = Object.keys(files(hundred.incremental.dir))
@@ -148,12 +149,12 @@ describe.each<Layout>(['ranges', 'files'])('incremental export (%s layout)', (la
     await analyze(db, { now: now + 15_300, horizon: HORIZON });
     const labelled = await exportBoth(db, layout, layout);
     // A chain partition whose blocks are all analysed leaves the analysis out of its metadata, so a new analysis of the same chain carries it over.
-    const open = 'dumps/pegins/pegins-00002000-00002499.parquet';
+    const open = 'dumps/pegins/pegins-00002450-00002499.parquet';
     expect(open in files(labelled.incremental.dir)).toBe(true);
     expect(Object.keys(changesOf(labelled.incremental.dir).changed)).not.toContain(open);
     expect(statSync(join(labelled.incremental.dir, open)).nlink).toBeGreaterThan(1);
     // So does the partition at the tip when no block added to it: it names the analysis that last changed its rows.
-    const tip = 'dumps/pegins/pegins-00002500-00002999.parquet';
+    const tip = 'dumps/pegins/pegins-00002500-00002549.parquet';
     expect(Object.keys(changesOf(labelled.incremental.dir).changed)).not.toContain(tip);
     expect(statSync(join(labelled.incremental.dir, tip)).nlink).toBeGreaterThan(1);
     expect(await db.all(`SELECT decode(value) AS value FROM parquet_kv_metadata(${sqlString(join(labelled.full.dir, tip))})

@@ -181,9 +181,9 @@ describe('endpoints', () => {
   it('serves the amount table for wallets and the dumps, never a directory listing', async () => {
     const table = await get(base, '/api/amounts.json');
     expect(table.json).toEqual(releaseFile('api/amounts.json'));
-    const dump = await get(base, '/dumps/pegins/pegins-00000000-00019999.csv.gz');
+    const dump = await get(base, '/dumps/pegins/pegins-00000000-00001999.csv.gz');
     expect(dump.status).toBe(200);
-    expect(dump.body).toEqual(readFileSync(join(tree.dir, 'dumps/pegins/pegins-00000000-00019999.csv.gz')));
+    expect(dump.body).toEqual(readFileSync(join(tree.dir, 'dumps/pegins/pegins-00000000-00001999.csv.gz')));
     expect((await get(base, '/dumps/links/links-00000000-00019999.parquet')).body).toEqual(readFileSync(join(tree.dir, 'dumps/links/links-00000000-00019999.parquet')));
     expect((await get(base, '/dumps/')).status).toBe(404);
     expect((await get(base, '/dumps')).status).toBe(404);
