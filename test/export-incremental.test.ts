@@ -13,7 +13,7 @@ import { NO_HOST_BUDGET } from '../src/export/ranges.js';
 import { currentRelease } from '../src/export/publish.js';
 import { expectSameState, expectSameTree, scanAndAnalyze } from './helpers/export-pipeline.js';
 import { DOCS_DB } from '../src/export/state.js';
-import { digestColumns } from '../src/export/sql.js';
+import { digestColumns, exportSql } from '../src/export/sql.js';
 import { finalChain, fixtureSource, loadRecording, orphanChain } from './helpers/fixture-source.js';
 
 /**
@@ -47,6 +47,24 @@ async function writeLegacyDocsIndex(stateDir: string, parquet: string): Promise<
     await db.exec(`COPY (SELECT kind, q, ${digestColumns('h')}, stamp_height, stamp_time FROM docs_index.docs ORDER BY kind, q) TO ${sqlString(parquet)} (FORMAT parquet)`);
   } finally {
     db.close();
+  }
+}
+
+/**
+ * The attribution and peg digests beside a release's state, as an earlier
+ * pegscope wrote them per release (attribution.parquet: what each address
+ * showed, from the analysis the release was made from; pegs.parquet, unless
+ * `pegs` is false: the peg digests), taken out of the site's documents index.
+ */
+async function writeLegacyDigests(db: Db, stateDir: string, pegs: boolean): Promise<void> {
+  for (const script of ['macros', 'attribution', 'attribution-now']) await db.exec(exportSql(script));
+  await db.exec(`COPY (SELECT address, attribution, cluster_id, cluster_size FROM x_attr_now ORDER BY address) TO ${sqlString(join(stateDir, 'attribution.parquet'))} (FORMAT parquet)`);
+  await db.exec(`ATTACH ${sqlString(join(dirname(stateDir), DOCS_DB))} AS legacy_index`);
+  try {
+    if (pegs) await db.exec(`COPY (SELECT side, txid, vout, ${digestColumns('digest')} FROM legacy_index.pegs) TO ${sqlString(join(stateDir, 'pegs.parquet'))} (FORMAT parquet)`);
+    await db.exec('DELETE FROM legacy_index.attribution; DELETE FROM legacy_index.pegs');
+  } finally {
+    await db.exec('DETACH legacy_index');
   }
 }
 
@@ -213,17 +231,30 @@ describe('incremental export across a reorg', () => {
 
   it('builds on a release without peg digests (an earlier pegscope) by rendering every peg above the floor', async () => {
     const after = await exportRecording('upgrade', 'final', async (db, before) => {
-      rmSync(join(before.incremental.stateDir, 'pegs.parquet'));
+      await writeLegacyDigests(db, before.incremental.stateDir, false);
       await analyze(db, { now: 1_700_000_100, horizon: 40 });
       return exportBoth(db, 'upgrade', 'ranges');
     });
     expect(after.floor).toMatch(/: the documents of every peg above height \d+/);
   }, 300_000);
 
+  it('builds on a release whose attribution and peg digests are in its state (an earlier pegscope), rendering only what changed', async () => {
+    let total = 0;
+    const after = await exportRecording('digests', 'final', async (db, before) => {
+      total = Number(/^rendering (\d+) of/.exec(before.floor)?.[1]);
+      await writeLegacyDigests(db, before.incremental.stateDir, true);
+      await analyze(db, { now: 1_700_000_100, horizon: 40 });
+      return exportBoth(db, 'digests', 'ranges');
+    });
+    expect(after.floor).toMatch(/: the documents of changed pegs above height \d+/);
+    // Imported, the digests say what changed: without them every address would count as changed.
+    expect(rendered(after)).toBeLessThan(total / 2);
+  }, 300_000);
+
   it('builds on a release of an earlier pegscope that holds its state (data/*.parquet), and lists those files as removed', async () => {
     const after = await exportRecording('legacy', 'final', async (db, before) => {
-      await makeLegacy(before.incremental);
-      await makeLegacy(before.full);
+      await makeLegacy(db, before.incremental);
+      await makeLegacy(db, before.full);
       await analyze(db, { now: 1_700_000_100, horizon: 40 });
       return exportBoth(db, 'legacy', 'ranges');
     });
@@ -240,9 +271,10 @@ const LEGACY_STATE = ['attribution.parquet', 'docs.parquet', 'files.parquet', 'p
  * manifest, with its documents index as data/docs.parquet, and no state
  * directory or documents index beside it.
  */
-async function makeLegacy(release: ExportResult): Promise<void> {
+async function makeLegacy(db: Db, release: ExportResult): Promise<void> {
   const data = join(release.dir, 'data');
   mkdirSync(data, { recursive: true });
+  await writeLegacyDigests(db, release.stateDir, true);
   await writeLegacyDocsIndex(release.stateDir, join(release.stateDir, 'docs.parquet'));
   rmSync(join(dirname(release.stateDir), DOCS_DB));
   expect(readdirSync(release.stateDir).sort()).toEqual(LEGACY_STATE);

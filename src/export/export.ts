@@ -31,7 +31,7 @@ import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease,
 import { budgetProblems, chooseRangeLayout, DEFAULT_HOST_BUDGET, formatBytes, type HostBudget, type Layout, type ReleaseSize } from './ranges.js';
 import { PreviousRanges, rangeBatches, rangeLayout, rangesLine, writeRangeFiles } from './range-writer.js';
 import {
-  ATTRIBUTION_INDEX, checkpointHeights, completeStateDir, DOCS_DB, FILES_INDEX, LEGACY_DOCS_INDEX, PEGS_INDEX, modelFingerprint, releaseState, RENDER_ALL_HINT,
+  checkpointHeights, completeStateDir, DOCS_DB, FILES_INDEX, LEGACY_ATTRIBUTION_INDEX, LEGACY_DOCS_INDEX, LEGACY_PEGS_INDEX, modelFingerprint, releaseState, RENDER_ALL_HINT,
   STATE_DIR, STATE_FILE, type ExportBasis, type ReleaseState,
 } from './state.js';
 import { EVERY_KEY, ReleaseWriter, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
@@ -129,13 +129,13 @@ async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> 
   if (current && !currentState) log(`the current release has no complete state in ${join(opts.outDir, STATE_DIR)}: every document is rendered`);
   await workspace.open();
   try {
-    const previousDocs = await indexDescribesCurrent(workspace, join(opts.outDir, STATE_DIR, DOCS_DB), current, currentState, log);
+    const indexed = await indexDescribesCurrent(workspace, join(opts.outDir, STATE_DIR, DOCS_DB), current, currentState, log);
     const previous: PreviousRelease | null = current && currentState ? { dir: current, stateDir: currentState.dir, state: currentState.state } : null;
     const basis = exportBasis(meta, stamp, opts.layout ?? 'ranges');
     // Today's hashes at this release's checkpoints and at the previous release's, to tell whether that chain is still this one.
     const heights = [...checkpointHeights(stamp.as_of_height), ...(previous?.state?.checkpoints.map(([height]) => height) ?? [])];
     const plan = planExport({
-      stamp, basis, hashes: await workspace.checkpointHashes(heights), previous, stateDir: started.stateDir, incremental, previousDocs,
+      stamp, basis, hashes: await workspace.checkpointHashes(heights), previous, stateDir: started.stateDir, incremental, ...indexed,
       budget: opts.hostBudget ?? DEFAULT_HOST_BUDGET, partitionBlocks: opts.dumpPartitionBlocks ?? PARTITION_BLOCKS,
       renderBatchDocs: opts.renderBatchDocs ?? RENDER_BATCH_DOCS,
     });
@@ -209,24 +209,31 @@ async function buildRelease(db: Db, ctx: Omit<ExportRun, 'writer'>, release: Rel
   }
 }
 
+/** Whether the documents index describes the previous release, and holds its peg digests. */
+interface IndexedRelease { previousDocs: boolean; previousPegDigests: boolean }
+
 /**
  * Whether the site's documents index describes the current release, so that
- * documents not rendered are taken from it. When it does not but the
- * release is one of an earlier pegscope, whose state held its own documents
- * index, that index is imported first.
+ * documents not rendered are taken from it. When the release is one of an
+ * earlier pegscope, whose state held its own documents index or its
+ * attribution and peg digests, those are imported first.
  */
-async function indexDescribesCurrent(workspace: ExportWorkspace, path: string, current: string | null, state: ReleaseState | null, log: (line: string) => void): Promise<boolean> {
+async function indexDescribesCurrent(workspace: ExportWorkspace, path: string, current: string | null, state: ReleaseState | null, log: (line: string) => void): Promise<IndexedRelease> {
   const id = current && basename(current);
   const indexed = await workspace.openDocsIndex(path, id);
-  if (!id || !state?.state) return false;
-  if (indexed === id) return true;
+  if (!id || !state?.state) return { previousDocs: false, previousPegDigests: false };
   const legacy = join(state.dir, LEGACY_DOCS_INDEX);
-  if (existsSync(legacy)) {
-    await workspace.importLegacyDocs(legacy, id);
-    return true;
+  if (indexed !== id && !existsSync(legacy)) {
+    log(`the documents index ${path} describes ${indexed === null ? 'no release' : `release ${indexed}`}, not the current release ${id}: every document is rendered`);
+    return { previousDocs: false, previousPegDigests: false };
   }
-  log(`the documents index ${path} describes ${indexed === null ? 'no release' : `release ${indexed}`}, not the current release ${id}: every document is rendered`);
-  return false;
+  if (indexed !== id) await workspace.importLegacyDocs(legacy, id);
+  const legacyAttribution = join(state.dir, LEGACY_ATTRIBUTION_INDEX);
+  if (!existsSync(legacyAttribution)) return { previousDocs: true, previousPegDigests: true };
+  const legacyPegs = join(state.dir, LEGACY_PEGS_INDEX);
+  const previousPegDigests = existsSync(legacyPegs);
+  await workspace.importLegacyDigests(legacyAttribution, previousPegDigests ? legacyPegs : null);
+  return { previousDocs: true, previousPegDigests };
 }
 
 /**
@@ -283,7 +290,6 @@ async function writeTree(run: ExportRun): Promise<QueryDocumentsResult> {
   await writer.put('_redirects', redirectsFile());
   await writer.put('_headers', headersFile());
   writer.putPlain('nginx.conf', nginxSnippet());
-  await workspace.writeChangeIndexes(join(plan.stateDir, ATTRIBUTION_INDEX), join(plan.stateDir, PEGS_INDEX));
   return documents.value;
 }
 

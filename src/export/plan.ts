@@ -4,13 +4,12 @@
  * its state goes, its layout and budget, and its batch sizes. Every step of
  * the export reads this plan instead of options threaded through.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { RANGE_KINDS, type RangeKind, type RangeLayout } from '@pegscope/client';
 import type { AnalysisStamp } from '../api/envelope.js';
 import type { HostBudget, Layout } from './ranges.js';
 import {
-  ATTRIBUTION_INDEX, chainUnchangedUpTo, checkpointHeights, dirtyFloor, EXPORT_FORMAT, extendsPrevious, FILES_INDEX, finalHeightOf, PEGS_INDEX,
+  chainUnchangedUpTo, checkpointHeights, dirtyFloor, EXPORT_FORMAT, extendsPrevious, FILES_INDEX, finalHeightOf,
   type ExportBasis, type ExportState, type StateFile,
 } from './state.js';
 
@@ -38,10 +37,8 @@ export interface ExportPlan {
   chainUnchangedUpTo: number;
   /** Blocks at or below it are final: unless the chain reorganises, the next export's floor (state.ts finalHeightOf). */
   finalUpTo: number;
-  /** The previous release's peg digests, when this chain extends its chain (state.ts extendsPrevious); else every peg above the floor is rendered. */
-  previousPegs: string | null;
-  /** What the previous release showed of each address, when only what changed is rendered. */
-  previousAttribution: string | null;
+  /** Whether the previous release's peg digests are compared with (the documents index holds them, and this chain extends its chain: state.ts extendsPrevious); else every peg above the floor is rendered. */
+  previousPegs: boolean;
   /** Whether the site's documents index describes the previous release (of this format): unchanged bodies keep their stamps, and documents not rendered are taken from it. */
   previousDocs: boolean;
   /** Whether this chain only grew since the previous release (extendsPrevious, with a floor): no peg, block or address key is gone. */
@@ -72,6 +69,8 @@ export interface PlanInputs {
   incremental: boolean;
   /** Whether the site's documents index describes the previous release. */
   previousDocs: boolean;
+  /** Whether it holds that release's peg digests (one of an earlier pegscope may have kept none). */
+  previousPegDigests: boolean;
   budget: HostBudget;
   partitionBlocks: number;
   renderBatchDocs: number;
@@ -89,14 +88,12 @@ export function planExport(inputs: PlanInputs): ExportPlan {
   const floor = dirtyFloor(previous?.state ?? null, chainUpTo);
   const keysOnlyGrow = floor >= 0 && extendsPrevious(previous!.state!, basis, hashAt);
   // A release of an earlier pegscope may lack the digests: then every peg above the floor is rendered.
-  const pegsIndex = previous && join(previous.stateDir, PEGS_INDEX);
-  const previousPegs = keysOnlyGrow && existsSync(pegsIndex!) ? pegsIndex : null;
+  const previousPegs = keysOnlyGrow && inputs.previousPegDigests;
   const state = { format: EXPORT_FORMAT, ...basis, checkpoints };
   return {
     stamp, layout: basis.layout, budget: inputs.budget, incremental, previous,
     previousFiles: incremental && previous ? join(previous.stateDir, FILES_INDEX) : null,
     stateDir: inputs.stateDir, floor, chainUnchangedUpTo: chainUpTo, finalUpTo: finalHeightOf(state), previousPegs,
-    previousAttribution: floor >= 0 ? join(previous!.stateDir, ATTRIBUTION_INDEX) : null,
     previousDocs, keysOnlyGrow,
     dumps: {
       partitionBlocks: inputs.partitionBlocks,

@@ -34,10 +34,13 @@ export const FILES_INDEX = 'files.parquet';
 export const DOCS_DB = 'docs.duckdb';
 /** Where an earlier pegscope kept the documents index: a Parquet file per release, imported once into DOCS_DB. */
 export const LEGACY_DOCS_INDEX = 'docs.parquet';
-/** What each address showed (attribution, cluster) in the release, for the next export to compare with. */
-export const ATTRIBUTION_INDEX = 'attribution.parquet';
-/** The digests of the pegs this export compared (peg-digests.sql), for the next export to compare with. */
-export const PEGS_INDEX = 'pegs.parquet';
+/**
+ * Where an earlier pegscope kept what each address showed (attribution,
+ * cluster) and the digests of the pegs the next export asks about: a Parquet
+ * file each per release, imported once into DOCS_DB.
+ */
+export const LEGACY_ATTRIBUTION_INDEX = 'attribution.parquet';
+export const LEGACY_PEGS_INDEX = 'pegs.parquet';
 /** What to do when a release's indexes disagree with it. */
 export const RENDER_ALL_HINT = `deleting the previous release's state directory (out/<network>/${STATE_DIR}/<release id>/) makes the next export render every document`;
 /** Where releases of an earlier pegscope kept the same files: inside the release, as data/<name>. */

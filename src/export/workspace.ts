@@ -10,7 +10,7 @@ import type { AnalysisStamp } from '../api/envelope.js';
 import type { NetworkName } from '../domain/network.js';
 import { sqlString, type Db } from '../store/db.js';
 import type { ExportPlan } from './plan.js';
-import { ANALYSED, digestColumns, digestOf, DROP_WORK_TABLES, exportSql } from './sql.js';
+import { ANALYSED, digestOf, DROP_WORK_TABLES, exportSql } from './sql.js';
 import { wrapJsonSql } from './wrap-json-sql.js';
 import { scopeParams, type FileEntry, type KeyScope, type ReleaseWriter } from './writer.js';
 import { DUMP_DIGESTS, type PartitionDigest, type RecordedDigest } from './dumps.js';
@@ -51,8 +51,9 @@ export interface RangeLine {
 const MACROS = exportSql('macros');
 const META = exportSql('meta');
 const CHECKPOINTS = exportSql('checkpoints');
-/** What documents show of each address (x_attribution). */
+/** What documents show of each address (x_attribution, x_attr_now). */
 const ATTRIBUTION = exportSql('attribution');
+const ATTRIBUTION_NOW = exportSql('attribution-now');
 /** The keys of every per-query document (x_keys and the address tables). */
 const KEYS = exportSql('keys');
 /** The digests of the pegs in question and what documents show of each address, for this export and the next (macros dirty_floor(), next_floor()). */
@@ -71,9 +72,6 @@ const TOP_LINKS = exportSql('links');
 const TOP_AMOUNTS = exportSql('amounts');
 const PREVIOUS_DUMPS = exportSql('previous-dumps');
 const DIRTY_PARTITIONS = exportSql('dirty-partitions');
-const ATTRIBUTION_INDEX_ROWS = exportSql('attribution-index');
-/** The state's pegs index: the digests of the pegs the next export will ask about (peg-digests.sql x_next_pegs). */
-const PEGS_INDEX_ROWS = `SELECT side, txid, vout, ${digestColumns('digest')} FROM x_peg_digests SEMI JOIN x_next_pegs USING (side, txid, vout) ORDER BY side, txid, vout`;
 
 const START_DOCS = exportSql('docs-start');
 const GONE_DOCS = exportSql('docs-gone');
@@ -83,7 +81,7 @@ const OPEN_DOCS_INDEX = exportSql('docs-index-open');
 const DOCS_INDEX_RELEASES = `SELECT (SELECT id FROM docs_index.release) AS indexed, (SELECT id FROM docs_index.pending_release) AS pending`;
 const STAGE_DOCS_INDEX = exportSql('docs-index-stage');
 const STAGE_DOCS_INDEX_RELEASE = 'INSERT INTO docs_index.pending_release VALUES ($1, $2)';
-const CLEAR_PENDING = 'DELETE FROM docs_index.pending; DELETE FROM docs_index.pending_release';
+const CLEAR_PENDING = ['pending', 'pending_attribution', 'pending_pegs', 'pending_release'].map((table) => `DELETE FROM docs_index.${table};`).join(' ');
 const APPLY_DOCS_INDEX = exportSql('docs-index-apply');
 const attachDocsIndex = (path: string): string => `ATTACH ${sqlString(path)} AS docs_index`;
 /**
@@ -140,15 +138,16 @@ const wrapDocumentMacro = (network: NetworkName, key: string): string =>
 /** The floors peg-digests.sql and dirty.sql read; macros, not parameters: the scripts' statements all read them. */
 const floorMacros = (floor: number, next: number): string =>
   `CREATE OR REPLACE TEMP MACRO dirty_floor() AS ${Math.trunc(floor)}; CREATE OR REPLACE TEMP MACRO next_floor() AS ${Math.trunc(next)}`;
-/** x_prev_pegs: the previous release's peg digests; empty when they are not comparable (every peg above the floor is then rendered). */
-const loadPreviousPegs = (parquet: string | null): string => parquet
-  ? `CREATE OR REPLACE TEMP TABLE x_prev_pegs AS SELECT side, txid, vout, ${digestOf('digest')} FROM read_parquet(${sqlString(parquet)})`
-  : 'CREATE OR REPLACE TEMP TABLE x_prev_pegs (side VARCHAR, txid VARCHAR, vout INTEGER, digest UHUGEINT)';
-/** x_prev_attr: what the previous release showed of each address; empty when everything is rendered anyway. */
-const loadPreviousAttribution = (parquet: string | null): string => parquet
-  ? `CREATE OR REPLACE TEMP TABLE x_prev_attr AS SELECT * FROM read_parquet(${sqlString(parquet)})`
-  : 'CREATE OR REPLACE TEMP TABLE x_prev_attr (address VARCHAR, attribution VARCHAR, cluster_id VARCHAR, cluster_size BIGINT)';
-const copyParquet = (rows: string, path: string): string => `COPY (${rows}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd)`;
+/** x_prev_pegs: the previous release's peg digests (the documents index's); empty when they are not comparable (every peg above the floor is then rendered). */
+const previousPegsView = (comparable: boolean): string =>
+  `CREATE OR REPLACE TEMP VIEW x_prev_pegs AS SELECT side, txid, vout, digest FROM docs_index.pegs${comparable ? '' : ' WHERE false'}`;
+/**
+ * An earlier pegscope's attribution and peg digests (a release's
+ * attribution.parquet and pegs.parquet, or none) as the documents index's.
+ */
+const importLegacyDigests = (attribution: string, pegs: string | null): string => `DELETE FROM docs_index.attribution; DELETE FROM docs_index.pegs;
+  INSERT INTO docs_index.attribution SELECT address, attribution_digest(attribution, cluster_id, cluster_size) FROM read_parquet(${sqlString(attribution)});
+  ${pegs ? `INSERT INTO docs_index.pegs SELECT side, txid, vout, ${digestOf('digest')} FROM read_parquet(${sqlString(pegs)});` : ''}`;
 
 export class ExportWorkspace {
   constructor(readonly db: Db) {}
@@ -173,15 +172,16 @@ export class ExportWorkspace {
   /**
    * Decides what to render: every document's key (x_keys), what documents
    * show of addresses (x_attribution, x_attr_now), the peg digests
-   * (x_peg_digests, x_next_pegs), compared with the previous release's
-   * (plan.previousPegs, plan.previousAttribution) above plan.floor, and so the
-   * documents to render (x_dirty_keys) and the pegs they show.
+   * (x_peg_digests, x_next_pegs), compared with the previous release's in
+   * the documents index (x_prev_pegs when plan.previousPegs, x_attr_delta)
+   * above plan.floor, and so the documents to render (x_dirty_keys) and the
+   * pegs they show.
    */
   async planDirty(plan: ExportPlan): Promise<DirtyCounts> {
     await this.db.exec(ATTRIBUTION);
+    await this.db.exec(ATTRIBUTION_NOW);
     await this.db.exec(KEYS);
-    await this.db.exec(loadPreviousAttribution(plan.previousAttribution));
-    await this.db.exec(loadPreviousPegs(plan.previousPegs));
+    await this.db.exec(previousPegsView(plan.previousPegs));
     await this.db.exec(floorMacros(plan.floor, plan.finalUpTo));
     await this.db.exec(PEG_DIGESTS);
     await this.db.exec(plan.floor < 0 ? DIRTY_ALL : DIRTY);
@@ -249,12 +249,6 @@ export class ExportWorkspace {
     return new Set((await this.db.all<{ part: string }>(DIRTY_PARTITIONS, [partitionBlocks])).map((r) => r.part));
   }
 
-  /** Writes what the next export compares with (planDirty's x_attr_now and peg digests) to these state files. */
-  async writeChangeIndexes(attributionIndex: string, pegsIndex: string): Promise<void> {
-    await this.db.exec(copyParquet(ATTRIBUTION_INDEX_ROWS, attributionIndex));
-    await this.db.exec(copyParquet(PEGS_INDEX_ROWS, pegsIndex));
-  }
-
   /**
    * Attaches the site's documents index at `path` (created empty when
    * missing) and returns the release it describes, null when none. A stage
@@ -267,6 +261,14 @@ export class ExportWorkspace {
     const { pending } = (await this.db.one<{ pending: string | null }>(DOCS_INDEX_RELEASES))!;
     if (pending !== null) await this.db.transaction(() => this.db.exec(pending === current ? APPLY_DOCS_INDEX : CLEAR_PENDING));
     return (await this.db.one<{ indexed: string | null }>(DOCS_INDEX_RELEASES))!.indexed;
+  }
+
+  /**
+   * Replaces the index's attribution and peg digests by those an earlier
+   * pegscope kept in a release's state (`pegs` null: it kept none).
+   */
+  importLegacyDigests(attribution: string, pegs: string | null): Promise<void> {
+    return this.db.transaction(() => this.db.exec(importLegacyDigests(attribution, pegs)));
   }
 
   /** Replaces the documents index by an earlier pegscope's (a release's docs.parquet), describing `release`. */

@@ -69,13 +69,20 @@ export async function expectSameState(actual: string, expected: string): Promise
   expect(await docsIndexOf(actual)).toEqual(await docsIndexOf(expected));
 }
 
-/** The rows of the documents index beside a release's state directory, in key order; fails unless it names that release. */
+/**
+ * The rows of the documents index beside a release's state directory (its
+ * documents, attribution and peg digests), in key order; fails unless it
+ * names that release.
+ */
 export async function docsIndexOf(stateDir: string): Promise<string[]> {
   const db = await Db.open(':memory:');
   try {
     await db.exec(`ATTACH ${sqlString(join(dirname(stateDir), DOCS_DB))} AS docs_index (READ_ONLY)`);
     expect((await db.one<{ id: string }>('SELECT id FROM docs_index.release'))?.id).toBe(basename(stateDir));
-    const rows = await db.all<{ row: string }>('SELECT concat_ws(\' \', kind, q, prefix, h, stamp_height, stamp_time) AS row FROM docs_index.docs ORDER BY kind, q');
+    const rows = await db.all<{ row: string }>(`SELECT row FROM (
+      SELECT concat_ws(' ', 'doc', kind, q, prefix, h, stamp_height, stamp_time) AS row FROM docs_index.docs
+      UNION ALL SELECT concat_ws(' ', 'attribution', address, h) FROM docs_index.attribution
+      UNION ALL SELECT concat_ws(' ', 'peg', side, txid, vout, digest) FROM docs_index.pegs) ORDER BY row`);
     return rows.map((r) => r.row);
   } finally {
     db.close();

@@ -8,21 +8,17 @@
 -- release recorded or there is none (x_prev_pegs; empty after a reorg, so
 -- every such peg counts as changed). Other pegs' figures are final, and
 -- change only through what documents show of addresses: attribution and
--- clusters, compared with the previous release's (x_prev_attr). The sets
+-- clusters, compared with the previous release's (x_attr_delta). The sets
 -- are supersets: a document rendered again with the same bytes keeps its
--- stamp and its file. Needs keys.sql, attribution.sql and peg-digests.sql.
+-- stamp and its file. Needs keys.sql, attribution-now.sql and peg-digests.sql.
 
 CREATE OR REPLACE TEMP TABLE x_changed_pegs AS
 SELECT side, txid, vout FROM x_maybe_pegs
 ANTI JOIN (FROM x_peg_digests JOIN x_prev_pegs USING (side, txid, vout, digest)) USING (side, txid, vout);
 
--- Addresses whose row is on one side only: new, gone or changed (one hash
--- join on every column; two EXCEPTs of all rows took 0.8 s instead of 0.1 at x10).
-CREATE OR REPLACE TEMP TABLE x_attr_changed AS
-SELECT DISTINCT coalesce(n.address, b.address) AS address
-FROM x_attr_now n FULL JOIN x_prev_attr b ON n.address = b.address AND n.attribution IS NOT DISTINCT FROM b.attribution
-  AND n.cluster_id IS NOT DISTINCT FROM b.cluster_id AND n.cluster_size IS NOT DISTINCT FROM b.cluster_size
-WHERE n.address IS NULL OR b.address IS NULL;
+-- Addresses new, gone or changed since the previous release (its digests are
+-- the documents index's: peg-digests.sql x_attr_delta).
+CREATE OR REPLACE TEMP TABLE x_attr_changed AS SELECT address FROM x_attr_delta;
 
 -- Addresses of changed pegs, and addresses whose attribution changed.
 CREATE OR REPLACE TEMP TABLE x_touched AS

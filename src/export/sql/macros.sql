@@ -37,3 +37,11 @@ CREATE OR REPLACE TEMP MACRO sorted_joined(pairs) AS array_to_string(sorted_valu
 -- the documents index: every range prefix is cut from it (left(…, length)),
 -- so carrying a document over never hashes its key again.
 CREATE OR REPLACE TEMP MACRO key_prefix(q) AS left(sha256(q), 8);
+
+-- What documents show of an address (its attribution and cluster, x_attr_now
+-- in attribution-now.sql) as one 128-bit digest, kept in the documents index
+-- (docs_index.attribution) for the next export to compare with: two 64-bit
+-- hashes, as peg_digest. hash() may differ in another DuckDB version: every
+-- address then counts as changed once, which renders more, never less.
+CREATE OR REPLACE TEMP MACRO attribution_digest(attribution, cluster_id, cluster_size) AS
+  (hash(attribution, cluster_id, cluster_size)::UHUGEINT << 64) | hash('attribution', attribution, cluster_id, cluster_size)::UHUGEINT;

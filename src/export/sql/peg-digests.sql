@@ -2,8 +2,8 @@
 -- "Horizon"): the digests of the pegs in question and what documents
 -- show of each address. dirty.sql compares them with the previous release's;
 -- dirty-all.sql, for an export that renders everything, does not. Needs
--- keys.sql and attribution.sql, and the macros dirty_floor() (the dirty
--- floor, -1 when everything is rendered) and next_floor().
+-- keys.sql, attribution-now.sql and the documents index, and the macros
+-- dirty_floor() (the dirty floor, -1 when everything is rendered) and next_floor().
 
 -- The pegs in question once the chain grows above height f: those above it,
 -- and every peg of an address one of them funds or pays (address reuse,
@@ -19,7 +19,7 @@ UNION SELECT 'pegout', txid, vout FROM analysed_pegouts WHERE height > f
 UNION SELECT 'pegout', txid, vout FROM analysed_pegouts SEMI JOIN addresses USING (address);
 
 -- This export's (none when it renders everything), and the next one's
--- unless the chain reorganises (their digests go into the state's pegs.parquet,
+-- unless the chain reorganises (their digests go into the documents index,
 -- next_floor() is this height minus twice the horizon).
 CREATE OR REPLACE TEMP TABLE x_maybe_pegs AS FROM pegs_in_question(dirty_floor()) WHERE dirty_floor() >= 0;
 CREATE OR REPLACE TEMP TABLE x_next_pegs AS FROM pegs_in_question(next_floor());
@@ -61,8 +61,19 @@ SELECT 'pegout', o.txid, o.vout, peg_digest(o.height, s, l.links1, l.links2)
 FROM (SELECT txid, vout FROM pegs WHERE side = 'pegout') m JOIN analysed_pegouts o USING (txid, vout)
 LEFT JOIN a_pegout_scores s USING (txid, vout) LEFT JOIN pegout_links l USING (txid, vout);
 
--- What documents show of each address: its attribution and its cluster.
-CREATE OR REPLACE TEMP TABLE x_attr_now AS
-SELECT coalesce(a.address, c.address) AS address, a.attribution::VARCHAR AS attribution, c.cluster_id, c.cluster_size
-FROM x_attribution a
-FULL JOIN (SELECT address, cluster_id, count(*) OVER (PARTITION BY cluster_id) AS cluster_size FROM a_clusters) c USING (address);
+-- How the documents index (docs_index.attribution and .pegs, describing the
+-- release it names) must change to describe this one: the rows that are new
+-- or changed, with their digest, and those that are gone, with none. They are
+-- staged with the documents and applied once this release is published
+-- (docs-index-stage.sql, docs-index-apply.sql): an export records what
+-- changed instead of rewriting every address and peg. When the index
+-- describes the previous release, the addresses in x_attr_delta are exactly
+-- those whose attribution or cluster changed (dirty.sql).
+CREATE OR REPLACE TEMP TABLE x_attr_delta AS
+SELECT address, h FROM x_attr_now ANTI JOIN docs_index.attribution USING (address, h)
+UNION ALL SELECT address, NULL FROM docs_index.attribution ANTI JOIN x_attr_now USING (address);
+
+CREATE OR REPLACE TEMP TABLE x_pegs_delta AS
+SELECT side, txid, vout, digest FROM x_peg_digests SEMI JOIN x_next_pegs USING (side, txid, vout)
+ANTI JOIN docs_index.pegs USING (side, txid, vout, digest)
+UNION ALL SELECT side, txid, vout, NULL FROM docs_index.pegs ANTI JOIN x_next_pegs USING (side, txid, vout);
