@@ -17,7 +17,7 @@ import { digestColumns, exportSql } from '../src/export/sql.js';
 import { finalChain, fixtureSource, loadRecording, orphanChain } from './helpers/fixture-source.js';
 
 /**
- * Issue 15: an incremental export renders only the documents that could have
+ * An incremental export (docs/static-hosting.md) renders only the documents that could have
  * changed, yet its tree is byte for byte the tree of a full export of the same
  * database. Two sites get the same history: one exports incrementally, the
  * other renders everything every time.
