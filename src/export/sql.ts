@@ -28,9 +28,9 @@ export function exportSql(name: string): string {
 export const WORK_TABLES = [
   // attribution.sql, keys.sql: what documents show of addresses, and the tables of every document's key (the view x_keys).
   'x_attribution', 'x_addresses', 'x_address_pegins', 'x_pegin_txids', 'x_pegout_txids', 'x_follow_chains', 'x_block_keys',
-  // peg-digests.sql, dirty.sql (or dirty-all.sql): what changed since the previous release (the view x_prev_pegs is its digests), how the
-  // documents index changes (x_attr_delta, x_pegs_delta), what to render and the pegs that shows.
-  'x_maybe_pegs', 'x_next_pegs', 'x_peg_digests', 'x_changed_pegs', 'x_attr_now', 'x_attr_delta', 'x_pegs_delta', 'x_attr_changed', 'x_touched',
+  // peg-digests.sql, dirty.sql (or dirty-all.sql): what changed since the previous release (the view x_prev_pegs is its digests;
+  // x_attr_changed the addresses whose digest the documents index has not), what to render and the pegs that shows.
+  'x_maybe_pegs', 'x_next_pegs', 'x_peg_digests', 'x_changed_pegs', 'x_attr_now', 'x_attr_changed', 'x_touched',
   'x_dirty_pegins', 'x_dirty_pegouts', 'x_dirty_addresses',
   'x_dirty_keys', 'x_need_pegins', 'x_need_pegouts',
   // render-every-key.sql, render-batch-keys.sql: the batch of dirty keys the document queries render.

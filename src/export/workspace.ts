@@ -80,6 +80,8 @@ const RECORD_DOCS = exportSql('docs-record');
 const OPEN_DOCS_INDEX = exportSql('docs-index-open');
 const DOCS_INDEX_RELEASES = `SELECT (SELECT id FROM docs_index.release) AS indexed, (SELECT id FROM docs_index.pending_release) AS pending`;
 const STAGE_DOCS_INDEX = exportSql('docs-index-stage');
+/** x_attr_changed: the addresses whose digest differs from the documents index's (peg-digests.sql). */
+const ATTRIBUTION_CHANGED = 'CREATE OR REPLACE TEMP TABLE x_attr_changed AS FROM attribution_changed()';
 const STAGE_DOCS_INDEX_RELEASE = 'INSERT INTO docs_index.pending_release VALUES ($1, $2)';
 const CLEAR_PENDING = ['pending', 'pending_attribution', 'pending_pegs', 'pending_release'].map((table) => `DELETE FROM docs_index.${table};`).join(' ');
 const APPLY_DOCS_INDEX = exportSql('docs-index-apply');
@@ -173,7 +175,7 @@ export class ExportWorkspace {
    * Decides what to render: every document's key (x_keys), what documents
    * show of addresses (x_attribution, x_attr_now), the peg digests
    * (x_peg_digests, x_next_pegs), compared with the previous release's in
-   * the documents index (x_prev_pegs when plan.previousPegs, x_attr_delta)
+   * the documents index (x_prev_pegs when plan.previousPegs, x_attr_changed)
    * above plan.floor, and so the documents to render (x_dirty_keys) and the
    * pegs they show.
    */
@@ -184,6 +186,7 @@ export class ExportWorkspace {
     await this.db.exec(previousPegsView(plan.previousPegs));
     await this.db.exec(floorMacros(plan.floor, plan.finalUpTo));
     await this.db.exec(PEG_DIGESTS);
+    if (plan.floor >= 0) await this.db.exec(ATTRIBUTION_CHANGED);
     await this.db.exec(plan.floor < 0 ? DIRTY_ALL : DIRTY);
     // x_keys is a view: counted once here, for the log and the range layout.
     const keysByKind = new Map((await this.db.all<{ kind: string; n: bigint }>(KEY_COUNTS)).map((r) => [r.kind, Number(r.n)]));
@@ -300,6 +303,8 @@ export class ExportWorkspace {
   stageDocsIndex(release: string, replaces: boolean): Promise<void> {
     return this.db.transaction(async () => {
       await this.db.exec(CLEAR_PENDING);
+      // An export that rendered everything did not need them until now (planDirty).
+      if (replaces) await this.db.exec(ATTRIBUTION_CHANGED);
       await this.db.exec(STAGE_DOCS_INDEX);
       await this.db.exec(STAGE_DOCS_INDEX_RELEASE, [release, replaces]);
     });

@@ -8,17 +8,14 @@
 -- release recorded or there is none (x_prev_pegs; empty after a reorg, so
 -- every such peg counts as changed). Other pegs' figures are final, and
 -- change only through what documents show of addresses: attribution and
--- clusters, compared with the previous release's (x_attr_delta). The sets
+-- clusters, compared with the previous release's (x_attr_changed: the
+-- addresses whose digest differs from the documents index's). The sets
 -- are supersets: a document rendered again with the same bytes keeps its
 -- stamp and its file. Needs keys.sql, attribution-now.sql and peg-digests.sql.
 
 CREATE OR REPLACE TEMP TABLE x_changed_pegs AS
 SELECT side, txid, vout FROM x_maybe_pegs
 ANTI JOIN (FROM x_peg_digests JOIN x_prev_pegs USING (side, txid, vout, digest)) USING (side, txid, vout);
-
--- Addresses new, gone or changed since the previous release (its digests are
--- the documents index's: peg-digests.sql x_attr_delta).
-CREATE OR REPLACE TEMP TABLE x_attr_changed AS SELECT address FROM x_attr_delta;
 
 -- Addresses of changed pegs, and addresses whose attribution changed.
 CREATE OR REPLACE TEMP TABLE x_touched AS

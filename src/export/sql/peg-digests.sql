@@ -61,19 +61,9 @@ SELECT 'pegout', o.txid, o.vout, peg_digest(o.height, s, l.links1, l.links2)
 FROM (SELECT txid, vout FROM pegs WHERE side = 'pegout') m JOIN analysed_pegouts o USING (txid, vout)
 LEFT JOIN a_pegout_scores s USING (txid, vout) LEFT JOIN pegout_links l USING (txid, vout);
 
--- How the documents index (docs_index.attribution and .pegs, describing the
--- release it names) must change to describe this one: the rows that are new
--- or changed, with their digest, and those that are gone, with none. They are
--- staged with the documents and applied once this release is published
--- (docs-index-stage.sql, docs-index-apply.sql): an export records what
--- changed instead of rewriting every address and peg. When the index
--- describes the previous release, the addresses in x_attr_delta are exactly
--- those whose attribution or cluster changed (dirty.sql).
-CREATE OR REPLACE TEMP TABLE x_attr_delta AS
-SELECT address, h FROM x_attr_now ANTI JOIN docs_index.attribution USING (address, h)
-UNION ALL SELECT address, NULL FROM docs_index.attribution ANTI JOIN x_attr_now USING (address);
-
-CREATE OR REPLACE TEMP TABLE x_pegs_delta AS
-SELECT side, txid, vout, digest FROM x_peg_digests SEMI JOIN x_next_pegs USING (side, txid, vout)
-ANTI JOIN docs_index.pegs USING (side, txid, vout, digest)
-UNION ALL SELECT side, txid, vout, NULL FROM docs_index.pegs ANTI JOIN x_next_pegs USING (side, txid, vout);
+-- Addresses new, gone or changed since the release the documents index
+-- describes (the previous one when dirty.sql runs): what it shows of them is
+-- not the digest the index kept.
+CREATE OR REPLACE TEMP MACRO attribution_changed() AS TABLE
+SELECT address FROM x_attr_now ANTI JOIN docs_index.attribution USING (address, h)
+UNION ALL SELECT address FROM docs_index.attribution ANTI JOIN x_attr_now USING (address);
