@@ -26,7 +26,8 @@ export function exportSql(name: string): string {
  * keep them in memory).
  */
 export const WORK_TABLES = [
-  // attribution.sql, keys.sql: what documents show of addresses, and the tables of every document's key (the view x_keys).
+  // attribution.sql, keys.sql: what documents show of addresses, and the tables of every document's key (the view x_keys);
+  // dirty.sql (dirty-all.sql): the peg-ins each address to render funds.
   'x_attribution', 'x_addresses', 'x_address_pegins', 'x_pegin_txids', 'x_pegout_txids', 'x_follow_chains', 'x_block_keys',
   // peg-digests.sql, dirty.sql (or dirty-all.sql): what changed since the previous release (the view x_prev_pegs is its digests), how the
   // documents index changes (x_attr_delta, x_pegs_delta), what to render and the pegs that shows.

@@ -336,9 +336,10 @@ export class ExportWorkspace {
     await this.db.exec(recordDocs('x_rendered_docs'), [doc.kind, stamp.as_of_height, BigInt(stamp.updated_at)]);
   }
 
-  /** Per kind of document, its documents in the index once this export's are merged, and its keys: equal once every one is recorded. */
-  async documentCounts(): Promise<{ kind: string; docs: number; keys: number }[]> {
-    const rows = await this.db.all<{ kind: string; docs: bigint; keys: bigint }>(DOC_COUNTS);
+  /** Per kind of document, its documents in the index once this export's are merged, and its keys (planDirty's): equal once every one is recorded. */
+  async documentCounts(keysByKind: Map<string, number>): Promise<{ kind: string; docs: number; keys: number }[]> {
+    const keys = JSON.stringify([...keysByKind].map(([kind, n]) => ({ kind, n })));
+    const rows = await this.db.all<{ kind: string; docs: bigint; keys: bigint }>(DOC_COUNTS, [keys]);
     return rows.map((r) => ({ kind: r.kind, docs: Number(r.docs), keys: Number(r.keys) }));
   }
 

@@ -1,17 +1,14 @@
 -- The keys of every per-query document (docs/static-hosting.md), before anything is
--- rendered: x_addresses (funders of peg-ins and peg-out destinations),
--- x_address_pegins, and the view x_keys (kind, q) for trace, address,
--- follow, follow_chain (chains longer than the default depth) and block.
+-- rendered: x_addresses (funders of peg-ins and peg-out destinations) and
+-- the view x_keys (kind, q) for trace, address, follow, follow_chain
+-- (chains longer than the default depth) and block. Which peg-ins an address
+-- funds (x_address_pegins) is left to dirty.sql and dirty-all.sql: an export
+-- that builds on the previous release needs it for its dirty addresses only.
 -- Needs the analysed_* views.
 CREATE OR REPLACE TEMP TABLE x_addresses AS
 SELECT address FROM analysed_pegin_inputs WHERE address IS NOT NULL
 UNION
 SELECT address FROM analysed_pegouts WHERE address IS NOT NULL;
-
-CREATE OR REPLACE TEMP TABLE x_address_pegins AS
-SELECT DISTINCT i.address, p.txid, p.vout
-FROM analysed_pegin_inputs i JOIN analysed_pegins p ON p.txid = i.pegin_txid
-WHERE i.address IS NOT NULL;
 
 -- x_keys is a view over small tables: its consumers (dirty sets, counts) each
 -- read it once, and materialising its 525k rows at mainnet cost more than
