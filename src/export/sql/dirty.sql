@@ -72,12 +72,13 @@ WITH txids AS (
   SELECT address FROM x_addresses SEMI JOIN x_dirty_addresses USING (address)
 )
 SELECT 'trace' AS kind, address AS q FROM addresses
-UNION ALL SELECT 'trace', txid FROM x_pegin_txids SEMI JOIN txids USING (txid)
-UNION ALL SELECT 'trace', txid FROM x_pegout_txids SEMI JOIN txids USING (txid)
+UNION ALL SELECT DISTINCT 'trace', txid FROM analysed_pegins WHERE txid IN (SELECT txid FROM txids)
+UNION ALL SELECT DISTINCT 'trace', txid FROM analysed_pegouts WHERE txid IN (SELECT txid FROM txids)
 UNION ALL SELECT 'address', address FROM addresses
 UNION ALL SELECT 'follow', address FROM x_addresses SEMI JOIN follow USING (address)
 UNION ALL SELECT 'follow_chain', address FROM x_follow_chains SEMI JOIN follow USING (address)
-UNION ALL SELECT 'block', q FROM x_block_keys SEMI JOIN heights h ON h.height::VARCHAR = q;
+UNION ALL SELECT 'block', height::VARCHAR FROM analysed_blocks
+  WHERE pegin_count + pegout_count > 0 AND height IN (SELECT height FROM heights);
 
 -- The pegs the documents to render show: every peg of a dirty transaction,
 -- of a dirty address and of a dirty block.
@@ -94,7 +95,10 @@ WHERE txid IN (SELECT q FROM x_dirty_keys WHERE kind = 'trace')
    OR address IN (SELECT address FROM x_dirty_addresses);
 
 -- Which peg-ins each dirty address funds, for the address and trace
--- documents (every address they render is dirty; dirty-all.sql: every address).
+-- documents (every address they render is dirty; dirty-all.sql: every
+-- address). The inputs are filtered in a subquery: as a semi join the planner
+-- joined every input with its peg-ins first (0.25 s instead of 0.05 at x10).
 CREATE OR REPLACE TEMP TABLE x_address_pegins AS
 SELECT DISTINCT i.address, p.txid, p.vout
-FROM analysed_pegin_inputs i SEMI JOIN x_dirty_addresses USING (address) JOIN analysed_pegins p ON p.txid = i.pegin_txid;
+FROM (SELECT address, pegin_txid FROM analysed_pegin_inputs WHERE address IN (SELECT address FROM x_dirty_addresses)) i
+JOIN analysed_pegins p ON p.txid = i.pegin_txid;
