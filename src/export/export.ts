@@ -510,8 +510,8 @@ async function writeRangesLayout(run: ExportRun, keysByKind: Map<string, number>
     const kinds = sources.map((s) => s.doc.kind);
     const dirty = await workspace.selectRangeKeys(kinds, prefixLength);
     // Every range when the prefix length changed, and block ranges when the chain did not only grow (a hash alias may be gone).
-    await workspace.touchRanges(kind, kinds, prefixLength, plan.floor < 0 || previousLengths?.[kind] !== prefixLength || (kind === 'block' && !plan.keysOnlyGrow));
-    for (const { doc, part } of sources) await workspace.keepRangeDocuments(doc.kind, part, prefixLength);
+    const touched = await workspace.touchRanges(kind, kinds, prefixLength, plan.floor < 0 || previousLengths?.[kind] !== prefixLength || (kind === 'block' && !plan.keysOnlyGrow));
+    for (const { doc, part } of sources) await workspace.keepRangeDocuments(doc.kind, part, prefixLength, touched);
     let built = 0;
     for (const batch of rangeBatches(job.plan.prefixLength, Math.ceil(dirty / plan.renderBatchDocs))) {
       await workspace.startRangeBatch();
