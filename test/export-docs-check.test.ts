@@ -16,13 +16,12 @@ import { analysedDb, scanAndAnalyze } from './helpers/export-pipeline.js';
  */
 const HORIZON = 150;
 const NOW = 1_800_000_000;
-let work: string;
+const work = mkdtempSync(join(tmpdir(), 'pegscope-docs-check-'));
+const site = join(work, 'site');
 let db: Db;
-let site: string;
 
+/** The site exported at height 2,400, and its database one block further. */
 beforeAll(async () => {
-  work = mkdtempSync(join(tmpdir(), 'pegscope-docs-check-'));
-  site = join(work, 'site');
   const pipeline = await analysedDb(join(work, 'sim.duckdb'), 4, 2_400, NOW);
   db = pipeline.db;
   await scanAndAnalyze(db, pipeline.source, 2_400, NOW, HORIZON);
