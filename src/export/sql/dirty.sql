@@ -38,7 +38,7 @@ UNION SELECT address FROM x_attr_changed;
 CREATE OR REPLACE TEMP TABLE x_dirty_pegins AS
 SELECT txid, vout FROM x_changed_pegs WHERE side = 'pegin'
 UNION SELECT txid, vout FROM analysed_pegins
-  WHERE txid IN (SELECT pegin_txid FROM analysed_pegin_inputs SEMI JOIN x_attr_changed USING (address))
+  SEMI JOIN (SELECT pegin_txid FROM analysed_pegin_inputs SEMI JOIN x_attr_changed USING (address)) i ON i.pegin_txid = txid
 UNION SELECT pegin_txid, pegin_vout FROM a_links SEMI JOIN x_attr_changed c ON c.address = pegout_address;
 
 -- The same for peg-outs; a peg-out's risk also carries its linked peg-ins' funding entities.

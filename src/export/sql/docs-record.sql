@@ -10,6 +10,6 @@
 SELECT $1, d.q, d.prefix, d.h,
   CASE WHEN p.h = d.h THEN p.stamp_height ELSE $2 END,
   CASE WHEN p.h = d.h THEN p.stamp_time ELSE $3 END,
-  p.q IS NOT NULL
+  p.h IS NOT NULL
 FROM documents d
 LEFT JOIN x_prev_docs p ON p.kind = $1 AND p.q = d.q

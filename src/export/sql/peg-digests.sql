@@ -17,7 +17,7 @@ WITH addresses AS (
 )
 SELECT 'pegin' AS side, txid, vout FROM analysed_pegins WHERE height > f
 UNION SELECT 'pegin', txid, vout FROM analysed_pegins
-  WHERE txid IN (SELECT pegin_txid FROM analysed_pegin_inputs SEMI JOIN addresses USING (address))
+  SEMI JOIN (SELECT pegin_txid FROM analysed_pegin_inputs SEMI JOIN addresses USING (address)) i ON i.pegin_txid = txid
 UNION SELECT 'pegout', txid, vout FROM analysed_pegouts WHERE height > f
 UNION SELECT 'pegout', txid, vout FROM analysed_pegouts SEMI JOIN addresses USING (address);
 
