@@ -422,7 +422,7 @@ async function writeQueryDocuments(run: ExportRun, keysByKind: Map<string, numbe
   const result = plan.layout === 'files'
     ? { skipped: await writeFilesLayout(run), ranges: null }
     : { skipped: 0, ranges: await writeRangesLayout(run, keysByKind) };
-  await checkEveryDocument(workspace);
+  await checkEveryDocument(workspace, keysByKind);
   return result;
 }
 
@@ -434,8 +434,8 @@ async function writeQueryDocuments(run: ExportRun, keysByKind: Map<string, numbe
 const RENDER_BATCH_DOCS = 100_000;
 
 /** Fails the export when the documents index would lack a document of a kind, or hold one too many, once this export's are merged. */
-async function checkEveryDocument(workspace: ExportWorkspace): Promise<void> {
-  for (const counts of await workspace.documentCounts()) {
+async function checkEveryDocument(workspace: ExportWorkspace, keysByKind: Map<string, number>): Promise<void> {
+  for (const counts of await workspace.documentCounts(keysByKind)) {
     if (counts.docs !== counts.keys) {
       throw new Error(`export: ${counts.docs} ${counts.kind} documents for ${counts.keys} keys; the documents index (state/${DOCS_DB}) disagrees with the previous release. Please report this; ${RENDER_ALL_HINT}`);
     }
@@ -510,8 +510,8 @@ async function writeRangesLayout(run: ExportRun, keysByKind: Map<string, number>
     const kinds = sources.map((s) => s.doc.kind);
     const dirty = await workspace.selectRangeKeys(kinds, prefixLength);
     // Every range when the prefix length changed, and block ranges when the chain did not only grow (a hash alias may be gone).
-    await workspace.touchRanges(kind, kinds, prefixLength, plan.floor < 0 || previousLengths?.[kind] !== prefixLength || (kind === 'block' && !plan.keysOnlyGrow));
-    for (const { doc, part } of sources) await workspace.keepRangeDocuments(doc.kind, part, prefixLength);
+    const touched = await workspace.touchRanges(kind, kinds, prefixLength, plan.floor < 0 || previousLengths?.[kind] !== prefixLength || (kind === 'block' && !plan.keysOnlyGrow));
+    for (const { doc, part } of sources) await workspace.keepRangeDocuments(doc.kind, part, prefixLength, touched);
     let built = 0;
     for (const batch of rangeBatches(job.plan.prefixLength, Math.ceil(dirty / plan.renderBatchDocs))) {
       await workspace.startRangeBatch();

@@ -26,8 +26,9 @@ export function exportSql(name: string): string {
  * keep them in memory).
  */
 export const WORK_TABLES = [
-  // attribution.sql, keys.sql: what documents show of addresses, and the tables of every document's key (the view x_keys).
-  'x_attribution', 'x_addresses', 'x_address_pegins', 'x_pegin_txids', 'x_pegout_txids', 'x_follow_chains', 'x_block_keys',
+  // attribution.sql, keys.sql: what documents show of addresses, and the tables of every document's key (the view x_keys);
+  // dirty.sql (dirty-all.sql): the peg-ins each address to render funds.
+  'x_attribution', 'x_addresses', 'x_address_pegins', 'x_follow_chains',
   // peg-digests.sql, dirty.sql (or dirty-all.sql): what changed since the previous release (the view x_prev_pegs is its digests;
   // x_attr_changed the addresses whose digest the documents index has not), what to render and the pegs that shows.
   'x_maybe_pegs', 'x_next_pegs', 'x_peg_digests', 'x_changed_pegs', 'x_attr_now', 'x_attr_changed', 'x_touched',
@@ -56,8 +57,8 @@ export const WORK_TABLES = [
 export const ANALYSED = exportSql('analysed');
 export const ANALYSED_VIEWS = ['analysed_blocks', 'analysed_pegins', 'analysed_pegin_inputs', 'analysed_pegouts'] as const;
 
-/** keys.sql: every document's key; workspace.ts: the previous release's documents and peg digests (the documents index); range-kind-start.sql: one kind's documents on their way into range files, kept and rendered. */
-export const WORK_VIEWS = ['x_keys', 'x_prev_docs', 'x_prev_pegs', 'x_range_docs'] as const;
+/** keys.sql: every document's key, the txids with a peg and the blocks with a peg; workspace.ts: the previous release's documents and peg digests (the documents index); range-kind-start.sql: one kind's documents on their way into range files, kept and rendered. */
+export const WORK_VIEWS = ['x_keys', 'x_pegin_txids', 'x_pegout_txids', 'x_block_keys', 'x_prev_docs', 'x_prev_pegs', 'x_range_docs'] as const;
 
 /** Drops every work table and view. */
 export const DROP_WORK_TABLES = [

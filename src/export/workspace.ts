@@ -110,6 +110,15 @@ const START_RANGE_BATCH = exportSql('range-batch-start');
 const START_RANGE_KIND = exportSql('range-kind-start');
 const RANGE_DOCS = exportSql('range-docs');
 const RANGE_DOCS_KEPT = exportSql('range-docs-kept');
+const RANGE_DOCS_KEPT_IN = exportSql('range-docs-kept-in');
+/**
+ * Up to this many touched ranges, the documents kept in them are read range
+ * by range (range-docs-kept-in.sql), each a few row groups of the documents
+ * index, instead of every document of the kind once.
+ */
+const FEW_TOUCHED_RANGES = 16;
+/** The touched ranges (x_range_touched) when there are at most FEW_TOUCHED_RANGES of them, in order. */
+const FEW_TOUCHED = `SELECT prefix FROM x_range_touched ORDER BY prefix LIMIT ${FEW_TOUCHED_RANGES + 1}`;
 /** The dump partitions' digests the previous release recorded ($1 = their pseudo-kind). */
 const PREVIOUS_DUMP_DIGESTS = 'SELECT q, h::VARCHAR AS h, stamp_height, stamp_time FROM x_prev_docs WHERE kind = $1';
 /** x_gone_docs += the previous release's dump digests ($1 = their pseudo-kind) of partitions this export did not compare. */
@@ -341,9 +350,10 @@ export class ExportWorkspace {
     await this.db.exec(recordDocs('x_rendered_docs'), [doc.kind, stamp.as_of_height, BigInt(stamp.updated_at)]);
   }
 
-  /** Per kind of document, its documents in the index once this export's are merged, and its keys: equal once every one is recorded. */
-  async documentCounts(): Promise<{ kind: string; docs: number; keys: number }[]> {
-    const rows = await this.db.all<{ kind: string; docs: bigint; keys: bigint }>(DOC_COUNTS);
+  /** Per kind of document, its documents in the index once this export's are merged, and its keys (planDirty's): equal once every one is recorded. */
+  async documentCounts(keysByKind: Map<string, number>): Promise<{ kind: string; docs: number; keys: number }[]> {
+    const keys = JSON.stringify([...keysByKind].map(([kind, n]) => ({ kind, n })));
+    const rows = await this.db.all<{ kind: string; docs: bigint; keys: bigint }>(DOC_COUNTS, [keys]);
     return rows.map((r) => ({ kind: r.kind, docs: Number(r.docs), keys: Number(r.keys) }));
   }
 
@@ -378,14 +388,25 @@ export class ExportWorkspace {
     return this.db.exec(RANGE_GONE, [`range:${kind}`, prefixLength]);
   }
 
-  /** x_range_touched: the ranges of `kind` (its range files hold the documents of `kinds`) to build or compare; every one when `all`. */
-  touchRanges(kind: RangeKind, kinds: string[], prefixLength: number, all: boolean): Promise<void> {
-    return this.db.exec(RANGE_TOUCHED, [JSON.stringify(kinds), prefixLength, all, `range:${kind}`]);
+  /**
+   * x_range_touched: the ranges of `kind` (its range files hold the
+   * documents of `kinds`) to build or compare; every one when `all`.
+   * Returns them when they are few (FEW_TOUCHED_RANGES), else null.
+   */
+  async touchRanges(kind: RangeKind, kinds: string[], prefixLength: number, all: boolean): Promise<string[] | null> {
+    await this.db.exec(RANGE_TOUCHED, [JSON.stringify(kinds), prefixLength, all, `range:${kind}`]);
+    const few = (await this.db.all<{ prefix: string }>(FEW_TOUCHED)).map((r) => r.prefix);
+    return few.length <= FEW_TOUCHED_RANGES ? few : null;
   }
 
-  /** x_range_kept += the documents of `kind` (part `part`) this export does not render, in the touched ranges of `prefixLength` digits. */
-  keepRangeDocuments(kind: string, part: number, prefixLength: number): Promise<void> {
-    return this.db.exec(RANGE_DOCS_KEPT, [kind, part, prefixLength]);
+  /**
+   * x_range_kept += the documents of `kind` (part `part`) this export does
+   * not render, in the touched ranges of `prefixLength` digits: range by
+   * range when touchRanges returned them (`few`).
+   */
+  async keepRangeDocuments(kind: string, part: number, prefixLength: number, few: string[] | null): Promise<void> {
+    if (few === null) return this.db.exec(RANGE_DOCS_KEPT, [kind, part, prefixLength]);
+    for (const prefix of few) await this.db.exec(RANGE_DOCS_KEPT_IN, [kind, part, prefix]);
   }
 
   /** x_range_aliases += every block hash with a peg, in the range its sha256 names. */

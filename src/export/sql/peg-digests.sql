@@ -2,19 +2,22 @@
 -- "Horizon"): the digests of the pegs in question and what documents
 -- show of each address. dirty.sql compares them with the previous release's;
 -- dirty-all.sql, for an export that renders everything, does not. Needs
--- keys.sql, attribution-now.sql and the documents index, and the macros
--- dirty_floor() (the dirty floor, -1 when everything is rendered) and next_floor().
+-- attribution-now.sql and the documents index, and the macros dirty_floor()
+-- (the dirty floor, -1 when everything is rendered) and next_floor().
 
 -- The pegs in question once the chain grows above height f: those above it,
 -- and every peg of an address one of them funds or pays (address reuse,
--- which scores count over all time, reaches back below f).
+-- which scores count over all time, reaches back below f). A peg-in's inputs
+-- fund each of its outputs: the few addresses pick their inputs first, not
+-- a join of every input with its peg-ins.
 CREATE OR REPLACE TEMP MACRO pegs_in_question(f) AS TABLE
 WITH addresses AS (
   SELECT address FROM analysed_pegin_inputs WHERE height > f AND address IS NOT NULL
   UNION SELECT address FROM analysed_pegouts WHERE height > f AND address IS NOT NULL
 )
 SELECT 'pegin' AS side, txid, vout FROM analysed_pegins WHERE height > f
-UNION SELECT 'pegin', txid, vout FROM x_address_pegins SEMI JOIN addresses USING (address)
+UNION SELECT 'pegin', txid, vout FROM analysed_pegins
+  SEMI JOIN (SELECT pegin_txid FROM analysed_pegin_inputs SEMI JOIN addresses USING (address)) i ON i.pegin_txid = txid
 UNION SELECT 'pegout', txid, vout FROM analysed_pegouts WHERE height > f
 UNION SELECT 'pegout', txid, vout FROM analysed_pegouts SEMI JOIN addresses USING (address);
 
