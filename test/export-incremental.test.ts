@@ -39,12 +39,12 @@ const manifestFiles = (dir: string): Members => {
   return Object.fromEntries(Object.entries(files).filter(([path]) => path !== 'changes.json').map(([path, f]) => [path, { size: f.size, sha256: f.sha256 }]));
 };
 
-/** The documents index beside a release's state, as an earlier pegscope wrote it per release (kind, q, md5 in two halves, stamp). */
+/** The documents index beside a release's state, as an earlier pegscope wrote it per release (kind, q, md5 in two halves, stamp), which held no block hashes. */
 async function writeLegacyDocsIndex(stateDir: string, parquet: string): Promise<void> {
   const db = await Db.open(':memory:');
   try {
     await db.exec(`ATTACH ${sqlString(join(dirname(stateDir), DOCS_DB))} AS docs_index (READ_ONLY)`);
-    await db.exec(`COPY (SELECT kind, q, ${digestColumns('h')}, stamp_height, stamp_time FROM docs_index.docs ORDER BY kind, q) TO ${sqlString(parquet)} (FORMAT parquet)`);
+    await db.exec(`COPY (SELECT kind, q, ${digestColumns('h')}, stamp_height, stamp_time FROM docs_index.docs WHERE kind <> 'alias:block' ORDER BY kind, q) TO ${sqlString(parquet)} (FORMAT parquet)`);
   } finally {
     db.close();
   }

@@ -506,11 +506,13 @@ async function writeRangesLayout(run: ExportRun, keysByKind: Map<string, number>
     const { prefixLength } = job.plan;
     await workspace.startRangeKind();
     await workspace.dropOtherRangeLengths(kind, prefixLength);
-    if (kind === 'block') await workspace.addRangeAliases(prefixLength);
     const kinds = sources.map((s) => s.doc.kind);
     const dirty = await workspace.selectRangeKeys(kinds, prefixLength);
+    const grewFrom = plan.keysOnlyGrow ? plan.previous!.state!.as_of_height : null;
+    const aliasesIndexed = kind === 'block' && await workspace.addRangeAliases(stamp, prefixLength, grewFrom);
     // Every range when the prefix length changed, and block ranges when the chain did not only grow (a hash alias may be gone).
     const touched = await workspace.touchRanges(kind, kinds, prefixLength, plan.floor < 0 || previousLengths?.[kind] !== prefixLength || (kind === 'block' && !plan.keysOnlyGrow));
+    if (aliasesIndexed) await workspace.addIndexedRangeAliases(prefixLength);
     for (const { doc, part } of sources) await workspace.keepRangeDocuments(doc.kind, part, prefixLength, touched);
     let built = 0;
     for (const batch of rangeBatches(job.plan.prefixLength, Math.ceil(dirty / plan.renderBatchDocs))) {

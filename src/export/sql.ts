@@ -41,8 +41,9 @@ export const WORK_TABLES = [
   // workspace.ts: one kind's rendered documents, the documents this export recorded, the previous release's whose key is gone,
   // those unchanged since, those to fetch.
   'x_rendered_docs', 'x_docs', 'x_gone_docs', 'x_unchanged', 'x_fetch',
-  // follow-hops.sql: the hops of the follow chains to render; range-docs(-kept).sql and export.ts: one kind's documents (the view x_range_docs is both) and block aliases on their way into range files, its dirty keys by prefix.
-  'x_follow_hops', 'x_range_kept', 'x_range_rendered', 'x_range_aliases', 'x_range_keys',
+  // follow-hops.sql: the hops of the follow chains to render; range-docs(-kept).sql and export.ts: one kind's documents (the view x_range_docs is both) and
+  // block aliases on their way into range files (range-aliases*.sql: x_alias_docs, the hashes recorded in the documents index), its dirty keys by prefix.
+  'x_follow_hops', 'x_range_kept', 'x_range_rendered', 'x_range_aliases', 'x_alias_docs', 'x_range_keys',
   // range-touched.sql, range-digests.sql, range-todo.sql: the ranges to build or compare, those of a batch, their digests, and those whose bytes changed.
   'x_range_touched', 'x_range_batch', 'x_range_digests', 'x_range_todo',
   // writer.ts: the files of this release, of the previous one, of the recycled one, those carried over.

@@ -131,6 +131,14 @@ const RANGE_TOUCHED = exportSql('range-touched');
 const RANGE_KEYS = exportSql('range-keys');
 const RANGE_KEY_COUNT = exportSql('range-key-count');
 const RANGE_ALIASES = exportSql('range-aliases');
+const RANGE_ALIASES_DIRTY = exportSql('range-aliases-dirty');
+const RANGE_ALIASES_INDEXED = exportSql('range-aliases-indexed');
+/** The documents index's pseudo-kind of block hashes (range-aliases.sql). */
+const BLOCK_ALIASES = 'alias:block';
+/** Whether the index holds the hash of every block with a peg up to height $2 (x_prev_docs of pseudo-kind $1), and no other. */
+const ALIASES_INDEXED = `SELECT (SELECT count(*) FROM x_prev_docs WHERE kind = $1) = (SELECT count(*) FROM x_block_keys WHERE q::INTEGER <= $2) AS indexed`;
+/** x_gone_docs += the index's block hashes ($1) that are no hash of this chain's (x_alias_docs). */
+const ALIASES_GONE = 'INSERT INTO x_gone_docs SELECT kind, q, prefix FROM x_prev_docs WHERE kind = $1 AND q NOT IN (SELECT q FROM x_alias_docs)';
 const RANGE_BATCH = exportSql('range-batch');
 const RANGE_DIGESTS = exportSql('range-digests');
 const RANGE_TODO = exportSql('range-todo');
@@ -139,7 +147,7 @@ const RANGE_TODO_ALIASES = exportSql('range-todo-aliases');
 const RANGE_TODO_DOCS = exportSql('range-todo-docs');
 
 /** x_docs += one kind's documents from `source` (docs-record.sql): a kind's rendered bodies, a batch's range digests, or the dumps' partition digests. */
-const recordDocs = (source: 'x_rendered_docs' | 'x_range_digests' | 'x_dump_digests'): string => `INSERT INTO x_docs WITH documents AS (FROM ${source}) ${RECORD_DOCS}`;
+const recordDocs = (source: 'x_rendered_docs' | 'x_range_digests' | 'x_dump_digests' | 'x_alias_docs'): string => `INSERT INTO x_docs WITH documents AS (FROM ${source}) ${RECORD_DOCS}`;
 /** x_rendered_docs: one kind's documents (bodies in plain decimals: json_plain) with the md5 of each body, as a number (fixed width: cheaper to join, sort and store than hex), and the key's prefix. */
 const renderedDocs = (query: string): string =>
   `CREATE OR REPLACE TEMP TABLE x_rendered_docs AS SELECT *, md5_number(body) AS h, key_prefix(q) AS prefix FROM (SELECT * REPLACE (json_plain(body) AS body) FROM (${query}))`;
@@ -409,9 +417,25 @@ export class ExportWorkspace {
     for (const prefix of few) await this.db.exec(RANGE_DOCS_KEPT_IN, [kind, part, prefix]);
   }
 
-  /** x_range_aliases += every block hash with a peg, in the range its sha256 names. */
-  addRangeAliases(prefixLength: number): Promise<void> {
-    return this.db.exec(RANGE_ALIASES, [prefixLength]);
+  /**
+   * x_range_aliases += block hashes with a peg, in the range their sha256
+   * names, and records the hashes in x_docs. When the chain only grew since
+   * the release the index describes (`grewFrom`, its height) and the index
+   * holds its hashes, only the dirty blocks' are hashed, and the result is
+   * true: addIndexedRangeAliases then adds the touched ranges' others.
+   * Otherwise every hash, and those the index holds of no block are gone.
+   */
+  async addRangeAliases(stamp: AnalysisStamp, prefixLength: number, grewFrom: number | null): Promise<boolean> {
+    const indexed = grewFrom !== null && (await this.db.one<{ indexed: boolean }>(ALIASES_INDEXED, [BLOCK_ALIASES, grewFrom]))!.indexed;
+    await this.db.exec(indexed ? RANGE_ALIASES_DIRTY : RANGE_ALIASES, [prefixLength]);
+    if (!indexed) await this.db.exec(ALIASES_GONE, [BLOCK_ALIASES]);
+    await this.db.exec(recordDocs('x_alias_docs'), [BLOCK_ALIASES, stamp.as_of_height, BigInt(stamp.updated_at)]);
+    return indexed;
+  }
+
+  /** x_range_aliases += the index's block hashes in the touched ranges (after addRangeAliases returned true, and touchRanges). */
+  addIndexedRangeAliases(prefixLength: number): Promise<void> {
+    return this.db.exec(RANGE_ALIASES_INDEXED, [prefixLength, BLOCK_ALIASES]);
   }
 
   /** x_range_keys: the dirty keys of `kinds` (one kind's range files) by prefix; returns how many. */
