@@ -121,8 +121,13 @@ const FEW_TOUCHED_RANGES = 16;
 const FEW_TOUCHED = `SELECT prefix FROM x_range_touched ORDER BY prefix LIMIT ${FEW_TOUCHED_RANGES + 1}`;
 /** The dump partitions' digests the previous release recorded ($1 = their pseudo-kind). */
 const PREVIOUS_DUMP_DIGESTS = 'SELECT q, h::VARCHAR AS h, stamp_height, stamp_time FROM x_prev_docs WHERE kind = $1';
-/** x_gone_docs += the previous release's dump digests ($1 = their pseudo-kind) of partitions this export did not compare. */
-const DUMP_DIGESTS_GONE = 'INSERT INTO x_gone_docs SELECT kind, q, prefix FROM x_prev_docs WHERE kind = $1 AND q NOT IN (SELECT q FROM x_dump_digests)';
+/**
+ * x_gone_docs += the previous release's rows of a pseudo-kind ($1) that
+ * `recorded` does not hold: dump digests of partitions this export did not
+ * compare, block hashes of blocks no longer on the chain.
+ */
+const pseudoDocsGone = (recorded: 'x_dump_digests' | 'x_alias_docs'): string =>
+  `INSERT INTO x_gone_docs SELECT kind, q, prefix FROM x_prev_docs WHERE kind = $1 AND q NOT IN (SELECT q FROM ${recorded})`;
 /** x_dump_digests: the partitions' digests writeDumps returned ($1, JSON [{q, h}]), as docs-record.sql reads documents. */
 const DUMP_DIGEST_ROWS = `CREATE OR REPLACE TEMP TABLE x_dump_digests AS
   SELECT d.q, NULL::VARCHAR AS prefix, d.h::UHUGEINT AS h FROM (SELECT unnest(from_json($1, '[{"q": "VARCHAR", "h": "VARCHAR"}]'), recursive := true)) d`;
@@ -137,8 +142,8 @@ const RANGE_ALIASES_INDEXED = exportSql('range-aliases-indexed');
 const BLOCK_ALIASES = 'alias:block';
 /** Whether the index holds the hash of every block with a peg up to height $2 (x_prev_docs of pseudo-kind $1), and no other. */
 const ALIASES_INDEXED = `SELECT (SELECT count(*) FROM x_prev_docs WHERE kind = $1) = (SELECT count(*) FROM x_block_keys WHERE q::INTEGER <= $2) AS indexed`;
-/** x_gone_docs += the index's block hashes ($1) that are no hash of this chain's (x_alias_docs). */
-const ALIASES_GONE = 'INSERT INTO x_gone_docs SELECT kind, q, prefix FROM x_prev_docs WHERE kind = $1 AND q NOT IN (SELECT q FROM x_alias_docs)';
+/** x_range_aliases += the block hashes of x_alias_docs, in the range of $1 hex digits, each mapping to its height. */
+const RANGE_ALIASES_OF_DOCS = 'INSERT INTO x_range_aliases SELECT left(prefix, $1), q, h::VARCHAR FROM x_alias_docs';
 const RANGE_BATCH = exportSql('range-batch');
 const RANGE_DIGESTS = exportSql('range-digests');
 const RANGE_TODO = exportSql('range-todo');
@@ -261,7 +266,7 @@ export class ExportWorkspace {
   async recordDumpDigests(stamp: AnalysisStamp, digests: PartitionDigest[]): Promise<void> {
     await this.db.exec(DUMP_DIGEST_ROWS, [JSON.stringify(digests)]);
     await this.db.exec(recordDocs('x_dump_digests'), [DUMP_DIGESTS, stamp.as_of_height, BigInt(stamp.updated_at)]);
-    await this.db.exec(DUMP_DIGESTS_GONE, [DUMP_DIGESTS]);
+    await this.db.exec(pseudoDocsGone('x_dump_digests'), [DUMP_DIGESTS]);
   }
 
   /** `<side>:<partition start>` of the dump partitions holding a dirty peg (planDirty). */
@@ -427,8 +432,9 @@ export class ExportWorkspace {
    */
   async addRangeAliases(stamp: AnalysisStamp, prefixLength: number, grewFrom: number | null): Promise<boolean> {
     const indexed = grewFrom !== null && (await this.db.one<{ indexed: boolean }>(ALIASES_INDEXED, [BLOCK_ALIASES, grewFrom]))!.indexed;
-    await this.db.exec(indexed ? RANGE_ALIASES_DIRTY : RANGE_ALIASES, [prefixLength]);
-    if (!indexed) await this.db.exec(ALIASES_GONE, [BLOCK_ALIASES]);
+    await this.db.exec(indexed ? RANGE_ALIASES_DIRTY : RANGE_ALIASES);
+    await this.db.exec(RANGE_ALIASES_OF_DOCS, [prefixLength]);
+    if (!indexed) await this.db.exec(pseudoDocsGone('x_alias_docs'), [BLOCK_ALIASES]);
     await this.db.exec(recordDocs('x_alias_docs'), [BLOCK_ALIASES, stamp.as_of_height, BigInt(stamp.updated_at)]);
     return indexed;
   }

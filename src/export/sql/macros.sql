@@ -38,10 +38,12 @@ CREATE OR REPLACE TEMP MACRO sorted_joined(pairs) AS array_to_string(sorted_valu
 -- so carrying a document over never hashes its key again.
 CREATE OR REPLACE TEMP MACRO key_prefix(q) AS left(sha256(q), 8);
 
--- What documents show of an address (its attribution and cluster, x_attr_now
--- in attribution-now.sql) as one 128-bit digest, kept in the documents index
--- (docs_index.attribution) for the next export to compare with: two 64-bit
--- hashes, as peg_digest. hash() may differ in another DuckDB version: every
--- address then counts as changed once, which renders more, never less.
+-- A 128-bit digest of a value (a row): two 64-bit hashes, one of them
+-- salted with a tag. The documents index keeps such digests for the next
+-- export to compare with: of what documents show of an address (its
+-- attribution and cluster, x_attr_now in attribution-now.sql), and of a peg
+-- (peg-digests.sql). hash() may differ in another DuckDB version: every
+-- address and peg then counts as changed once, which renders more, never less.
+CREATE OR REPLACE TEMP MACRO digest128(tag, value) AS (hash(value)::UHUGEINT << 64) | hash(tag, value)::UHUGEINT;
 CREATE OR REPLACE TEMP MACRO attribution_digest(attribution, cluster_id, cluster_size) AS
-  (hash(attribution, cluster_id, cluster_size)::UHUGEINT << 64) | hash('attribution', attribution, cluster_id, cluster_size)::UHUGEINT;
+  digest128('attribution', row(attribution, cluster_id, cluster_size));

@@ -37,11 +37,9 @@ CREATE OR REPLACE TEMP TABLE x_next_pegs AS FROM pegs_in_question(next_floor());
 -- none cancel out, and no sort is needed; a string aggregate of the rows in
 -- order took 1.4 s of 2.6 at x10). hash() may differ in another DuckDB
 -- version: every peg then counts as changed once, which renders more, never less.
--- Two 64-bit hashes of the height, the score row and the links' hashes, as
--- one 128-bit digest: casting each score row to text for an md5 took most of
--- this step.
-CREATE OR REPLACE TEMP MACRO peg_digest(height, score, links1, links2) AS
-  (hash(height, score, links1, links2)::UHUGEINT << 64) | hash('peg', height, score, links1, links2)::UHUGEINT;
+-- The height, the score row and the links' hashes as one digest128
+-- (macros.sql): casting each score row to text for an md5 took most of this step.
+CREATE OR REPLACE TEMP MACRO peg_digest(height, score, links1, links2) AS digest128('peg', row(height, score, links1, links2));
 
 CREATE OR REPLACE TEMP TABLE x_peg_digests AS
 WITH pegs AS (

@@ -6,4 +6,3 @@
 CREATE OR REPLACE TEMP TABLE x_alias_docs AS
 SELECT b.hash AS q, key_prefix(b.hash) AS prefix, b.q::UHUGEINT AS h
 FROM x_block_keys b SEMI JOIN x_range_keys k ON k.kind = 'block' AND k.q = b.q;
-INSERT INTO x_range_aliases SELECT left(prefix, $1), q, h::VARCHAR FROM x_alias_docs;

@@ -1,8 +1,6 @@
 -- x_alias_docs: every block hash with a peg (x_block_keys, keys.sql) as a
 -- row of the documents index (q = the hash, prefix = the first hex digits of
--- its sha256, h = the height), under the pseudo-kind alias:block; and
--- x_range_aliases += each in the range its sha256 names ($1 = the prefix
--- length), mapping to its height. When the chain did not only grow, or the
--- index lacks the hashes (range-aliases-dirty.sql otherwise).
+-- its sha256, h = the height), under the pseudo-kind alias:block, on their
+-- way into x_range_aliases (workspace.ts). When the chain did not only grow,
+-- or the index lacks the hashes (range-aliases-dirty.sql otherwise).
 CREATE OR REPLACE TEMP TABLE x_alias_docs AS SELECT hash AS q, key_prefix(hash) AS prefix, q::UHUGEINT AS h FROM x_block_keys;
-INSERT INTO x_range_aliases SELECT left(prefix, $1), q, h::VARCHAR FROM x_alias_docs;
