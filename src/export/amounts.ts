@@ -6,7 +6,7 @@
 import { buildAmountCounts, DEFAULT_TOLERANCE, encodeAmountTable, ROUNDING_SIGNIFICANT_DIGITS, type AmountTableFile, type Litoshi } from '@pegscope/client';
 import type { AnalysisStamp } from '../api/envelope.js';
 import { fromBigint } from '../domain/amount.js';
-import type { Db } from '../store/db.js';
+import type { Queryable } from '../store/db.js';
 
 export { AMOUNT_TABLE_PATH } from '../api/release-files.js';
 
@@ -29,7 +29,7 @@ export function buildMetaOf(rows: readonly { key: string; value: string }[]): Bu
   return { tolerance: integer('tolerance') ?? DEFAULT_TOLERANCE, horizon_blocks: integer('horizon_blocks') };
 }
 
-export async function amountTableFile(db: Db, stamp: AnalysisStamp): Promise<AmountTableFile> {
+export async function amountTableFile(db: Queryable, stamp: AnalysisStamp): Promise<AmountTableFile> {
   const meta = buildMetaOf(await db.all<{ key: string; value: string }>("SELECT key, value FROM a_meta WHERE key IN ('tolerance', 'horizon_blocks')"));
   const rows = await db.all<{ side: string; amount: bigint; count: bigint }>('SELECT side, amount, count FROM a_amounts ORDER BY side, amount');
   const side = (name: string) => rows.filter((r) => r.side === name).map((r) => [fromBigint(r.amount), Number(r.count)] as const);

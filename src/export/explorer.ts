@@ -24,9 +24,7 @@ export const EXPLORER_BUILD_DIR = fileURLToPath(new URL('../../dist/explorer/', 
 export async function writeExplorer(writer: ReleaseWriter, dir = EXPLORER_BUILD_DIR): Promise<boolean> {
   if (!existsSync(join(dir, EXPLORER_INDEX))) return false;
   const assets = readdirSync(join(dir, ASSETS_DIR)).filter((name) => ASSET_NAME.test(name)).sort();
-  for (const rel of [EXPLORER_INDEX, ...assets.map((name) => `${ASSETS_DIR}/${name}`)]) {
-    await writer.put(rel, readFileSync(join(dir, rel)));
-  }
+  await Promise.all([EXPLORER_INDEX, ...assets.map((name) => `${ASSETS_DIR}/${name}`)].map((rel) => writer.put(rel, readFileSync(join(dir, rel)))));
   return true;
 }
 

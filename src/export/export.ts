@@ -8,22 +8,12 @@ import type { Db } from '../store/db.js';
 import { silentProgress, type Progress } from '../progress.js';
 import { envelopeOf, type AnalysisStamp } from '../api/envelope.js';
 import { RANGE_KINDS, RANGES_INDEX_PATH, type RangeKind, type RangeLayout } from '@pegscope/client';
-import { healthDocument } from '../api/health.js';
-import { statsDocument } from '../api/stats.js';
-import { recommendationsDocument } from '../api/recommendations.js';
-import * as links from '../api/links.js';
-import * as amounts from '../api/top-amounts.js';
 import * as trace from '../api/trace.js';
-import { indexDocument } from '../api/index.js';
-import { OPENAPI_PATH } from '../api/openapi.js';
-import { openApiText } from '../api/schemas.js';
 import { toJson as json } from '../api/json.js';
 import { redirectsFile, headersFile, nginxSnippet } from './configs.js';
-import { AMOUNT_TABLE_PATH, amountTableFile } from './amounts.js';
 import { PARTITION_BLOCKS, writeDumps } from './dumps.js';
 import { EXPLORER_MISSING, writeExplorer } from './explorer.js';
-import { writeSeries } from './series.js';
-import { writeFeeds } from './feeds.js';
+import { writeEndpointDocuments } from './endpoints.js';
 import { writeManifest } from './manifest.js';
 import { CHANGES_FILE, GZ_MIN, MANIFEST_FILE } from '../api/release-files.js';
 import { writeChanges, type ChangeCounts } from './changes.js';
@@ -36,7 +26,7 @@ import {
 } from './state.js';
 import { EVERY_KEY, ReleaseWriter, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
 import { planExport, rendersAllButCarries, stateFile, type ExportPlan, type PreviousRelease } from './plan.js';
-import { ExportWorkspace, type DocKind } from './workspace.js';
+import { ExportWorkspace, type DirtyCounts, type DocKind } from './workspace.js';
 
 export interface ExportOptions {
   outDir: string;
@@ -260,18 +250,16 @@ export const documentFilesLine = (files: { written: number; carried: number }): 
 async function writeTree(run: ExportRun): Promise<QueryDocumentsResult> {
   const { plan, workspace, writer, step } = run;
   const stamp = plan.stamp;
-  const dirty = await workspace.planDirty(plan);
-  run.log(renderingLine(plan, dirty));
-  // Before the dumps, which compare with the previous release's digests.
-  await workspace.startDocuments(plan.previousDocs, plan.keysOnlyGrow);
-  await workspace.prepareNodes();
-  await writeEndpointDocuments(workspace, writer, stamp);
-  await writeSeries(workspace.db, writer, stamp);
-  await writeFeeds(workspace.db, stamp, (path, text) => writer.put(path, text));
+  // Both run to the end even when one fails, so nothing writes into the release after it is removed.
+  const [planned, endpoints] = await Promise.allSettled([planDocuments(run), writeEndpointDocuments(workspace.db, writer, stamp)]);
+  if (planned.status === 'rejected') throw planned.reason;
+  if (endpoints.status === 'rejected') throw endpoints.reason;
+  const dirty = planned.value;
   await step('endpoints');
   const dumpOptions = {
     finalUpTo: plan.finalUpTo,
     carryUpTo: plan.dumps.carryUpTo,
+    everyChangeDirty: plan.previousPegs,
     chainCarryUpTo: plan.chainUnchangedUpTo,
     previousFinalUpTo: plan.dumps.previousFinalUpTo,
     partitionBlocks: plan.dumps.partitionBlocks,
@@ -291,6 +279,17 @@ async function writeTree(run: ExportRun): Promise<QueryDocumentsResult> {
   await writer.put('_headers', headersFile());
   writer.putPlain('nginx.conf', nginxSnippet());
   return documents.value;
+}
+
+/** Decides which per-query documents to render, and prepares the nodes they show. */
+async function planDocuments(run: ExportRun): Promise<DirtyCounts> {
+  const { plan, workspace } = run;
+  const dirty = await workspace.planDirty(plan);
+  run.log(renderingLine(plan, dirty));
+  // Before the dumps, which compare with the previous release's digests.
+  await workspace.startDocuments(plan.previousDocs, plan.keysOnlyGrow);
+  await workspace.prepareNodes();
+  return dirty;
 }
 
 /** Fails the export (before anything is published) when the release breaks the host budget. */
@@ -317,39 +316,6 @@ function analysisStamp(meta: Map<string, string>): AnalysisStamp {
   }
   const network = networkParams(meta.get('network') ?? '').name as NetworkName;
   return { network, as_of_height: asOf, updated_at: updatedAt };
-}
-
-/** The default-parameter documents, the index, the amount table and the top lists. */
-async function writeEndpointDocuments(workspace: ExportWorkspace, writer: ReleaseWriter, stamp: AnalysisStamp): Promise<void> {
-  const counts = await workspace.healthCounts();
-  await writer.put('api/health.json', json(healthDocument(stamp, {
-    last_scanned_block: Number(counts?.cursor ?? stamp.as_of_height),
-    pegins: Number(counts?.pegins ?? 0), pegouts: Number(counts?.pegouts ?? 0),
-  })));
-  await writer.put('api/stats.json', json(statsDocument(stamp, await workspace.stats())));
-  const rec = await workspace.recommendations();
-  if (rec === undefined) throw new Error('a_recommendations is empty; run `pegscope analyze` before exporting');
-  await writer.put('api/recommendations.json', json(recommendationsDocument(stamp, rec)));
-  await writer.put('api/index.json', json(indexDocument(stamp)));
-  await writer.put(OPENAPI_PATH, openApiText());
-
-  const linksTop: links.LinksTop = { links: JSON.parse(await workspace.topLinks(links.TOP_LINKS) ?? '[]') };
-  writer.putPlain('data/links.json', json(linksTop));
-  const linksDefault = links.sliceLinks(stamp, linksTop, links.DEFAULT_MIN_CONFIDENCE, links.DEFAULT_LIMIT);
-  await writer.put('api/links.json', json(linksDefault));
-  await writer.put('api/links.csv', links.linksCsv(linksDefault));
-
-  for (const side of ['pegin', 'pegout'] as const) {
-    const top = await workspace.topAmounts(side, amounts.TOP_AMOUNTS);
-    const name = amounts.amountsKey(side);
-    const topRows: amounts.AmountsTop = { [name]: JSON.parse(top ?? '[]') };
-    writer.putPlain(`data/${name}.json`, json(topRows));
-    const byDefault = amounts.sliceAmounts(stamp, topRows, side, amounts.DEFAULT_AMOUNTS_LIMIT);
-    await writer.put(`api/${name}.json`, json(byDefault));
-    await writer.put(`api/${name}.csv`, amounts.amountsCsv(byDefault, side));
-  }
-
-  await writer.put(AMOUNT_TABLE_PATH, json(await amountTableFile(workspace.db, stamp)));
 }
 
 interface DocRow {
@@ -513,6 +479,13 @@ async function writeRangesLayout(run: ExportRun, keysByKind: Map<string, number>
     // Every range when the prefix length changed, and block ranges when the chain did not only grow (a hash alias may be gone).
     const touched = await workspace.touchRanges(kind, kinds, prefixLength, plan.floor < 0 || previousLengths?.[kind] !== prefixLength || (kind === 'block' && !plan.keysOnlyGrow));
     if (aliasesIndexed) await workspace.addIndexedRangeAliases(prefixLength);
+    layout[kind] = rangeLayout(job.plan.prefixLength, counts[kind]);
+    if (touched?.length === 0) {
+      // No dirty document and no range to refresh: every range file is the previous release's.
+      await writer.carryUnchanged(`range:${kind}`, EVERY_KEY);
+      await run.step(`documents:${kind}`);
+      continue;
+    }
     for (const { doc, part } of sources) await workspace.keepRangeDocuments(doc.kind, part, prefixLength, touched);
     let built = 0;
     for (const batch of rangeBatches(job.plan.prefixLength, Math.ceil(dirty / plan.renderBatchDocs))) {
@@ -524,7 +497,6 @@ async function writeRangesLayout(run: ExportRun, keysByKind: Map<string, number>
       }
       built += await writeRangeFiles(job, batch, built);
     }
-    layout[kind] = rangeLayout(job.plan.prefixLength, counts[kind]);
     await run.step(`documents:${kind}`);
   }
   await writer.put(RANGES_INDEX_PATH, json({ ...envelopeOf(stamp), layout: 'ranges', kinds: layout }));

@@ -10,7 +10,7 @@
 import { formatCoin } from '../domain/amount.js';
 import { NETWORKS, type NetworkName } from '../domain/network.js';
 import type { AnalysisStamp } from '../api/envelope.js';
-import type { Db } from '../store/db.js';
+import type { Queryable } from '../store/db.js';
 
 export const FEED_MIN_CONFIDENCE = 0.9;
 export const FEED_MIN_RISK = 70;
@@ -84,7 +84,7 @@ export function riskEntry(row: RiskRow, network: NetworkName): FeedEntry {
   };
 }
 
-export async function feedsOf(db: Db, stamp: AnalysisStamp): Promise<Feed[]> {
+export async function feedsOf(db: Queryable, stamp: AnalysisStamp): Promise<Feed[]> {
   const { network } = stamp;
   const links = await db.all<LinkRow>(FEED_LINKS, [FEED_MIN_CONFIDENCE, FEED_ENTRIES]);
   const risky = await db.all<RiskRow>(FEED_RISK, [FEED_MIN_RISK, FEED_ENTRIES]);
@@ -145,9 +145,9 @@ export function jsonFeed(feed: Feed): string {
 }
 
 /** Writes both formats of every feed with `put` (the release writer's). */
-export async function writeFeeds(db: Db, stamp: AnalysisStamp, put: (path: string, text: string) => Promise<unknown>): Promise<void> {
+export async function writeFeeds(db: Queryable, stamp: AnalysisStamp, put: (path: string, text: string) => void): Promise<void> {
   for (const feed of await feedsOf(db, stamp)) {
-    await put(`feeds/${feed.atom}`, atomFeed(feed, stamp));
-    await put(`feeds/${feed.json}`, jsonFeed(feed));
+    put(`feeds/${feed.atom}`, atomFeed(feed, stamp));
+    put(`feeds/${feed.json}`, jsonFeed(feed));
   }
 }

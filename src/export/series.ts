@@ -1,8 +1,7 @@
 import { wrapJson, type AnalysisStamp } from '../api/envelope.js';
 import { SERIES_NAMES, seriesPath, type SeriesName } from '../api/series.js';
-import type { Db } from '../store/db.js';
+import type { Queryable } from '../store/db.js';
 import { exportSql } from './sql.js';
-import type { ReleaseWriter } from './writer.js';
 
 /** Per series: one row, `body` = the series object as JSON (sql/series-<name>.sql; needs macros.sql and analysed.sql). */
 const QUERIES: Record<SeriesName, string> = {
@@ -12,10 +11,10 @@ const QUERIES: Record<SeriesName, string> = {
 };
 
 /** The chart series of the explorer page (api/series/*.json, src/api/series.ts). */
-export async function writeSeries(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp): Promise<void> {
+export async function writeSeries(db: Queryable, stamp: AnalysisStamp, put: (path: string, text: string) => void): Promise<void> {
   for (const name of SERIES_NAMES) {
     const row = await db.one<{ body: string }>(`SELECT json_plain(body) AS body FROM (${QUERIES[name].replace(/;\s*$/, '')})`);
     if (!row) throw new Error(`series ${name}: its query returned no row`);
-    await writer.put(seriesPath(name), wrapJson(stamp, 'series', row.body));
+    put(seriesPath(name), wrapJson(stamp, 'series', row.body));
   }
 }

@@ -31,7 +31,7 @@ export const WORK_TABLES = [
   'x_attribution', 'x_addresses', 'x_address_pegins', 'x_follow_chains',
   // peg-digests.sql, dirty.sql (or dirty-all.sql): what changed since the previous release (the view x_prev_pegs is its digests;
   // x_attr_changed the addresses whose digest the documents index has not), what to render and the pegs that shows.
-  'x_maybe_pegs', 'x_next_pegs', 'x_peg_digests', 'x_changed_pegs', 'x_attr_now', 'x_attr_changed', 'x_touched',
+  'x_pegs_in_question', 'x_peg_digests', 'x_changed_pegs', 'x_attr_now', 'x_attr_changed', 'x_touched',
   'x_dirty_pegins', 'x_dirty_pegouts', 'x_dirty_addresses',
   'x_dirty_keys', 'x_need_pegins', 'x_need_pegouts',
   // render-every-key.sql, render-batch-keys.sql: the batch of dirty keys the document queries render.
@@ -58,8 +58,8 @@ export const WORK_TABLES = [
 export const ANALYSED = exportSql('analysed');
 export const ANALYSED_VIEWS = ['analysed_blocks', 'analysed_pegins', 'analysed_pegin_inputs', 'analysed_pegouts'] as const;
 
-/** keys.sql: every document's key, the txids with a peg and the blocks with a peg; workspace.ts: the previous release's documents and peg digests (the documents index); range-kind-start.sql: one kind's documents on their way into range files, kept and rendered. */
-export const WORK_VIEWS = ['x_keys', 'x_pegin_txids', 'x_pegout_txids', 'x_block_keys', 'x_prev_docs', 'x_prev_pegs', 'x_range_docs'] as const;
+/** keys.sql: every document's key, the txids with a peg and the blocks with a peg; workspace.ts: the previous release's documents and peg digests (the documents index); peg-digests.sql: the pegs in question for this export and the next; range-kind-start.sql: one kind's documents on their way into range files, kept and rendered. */
+export const WORK_VIEWS = ['x_keys', 'x_pegin_txids', 'x_pegout_txids', 'x_block_keys', 'x_prev_docs', 'x_prev_pegs', 'x_maybe_pegs', 'x_next_pegs', 'x_range_docs'] as const;
 
 /** Drops every work table and view. */
 export const DROP_WORK_TABLES = [

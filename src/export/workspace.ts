@@ -48,11 +48,11 @@ export interface RangeLine {
 }
 
 /** The macros every document query uses (coin amounts, JSON assembly). */
-const MACROS = exportSql('macros');
+export const MACROS = exportSql('macros');
 const META = exportSql('meta');
 const CHECKPOINTS = exportSql('checkpoints');
 /** What documents show of each address (x_attribution, x_attr_now). */
-const ATTRIBUTION = exportSql('attribution');
+export const ATTRIBUTION = exportSql('attribution');
 const ATTRIBUTION_NOW = exportSql('attribution-now');
 /** The keys of every per-query document (x_keys and the address tables). */
 const KEYS = exportSql('keys');
@@ -65,11 +65,6 @@ const DIRTY_COUNTS = exportSql('dirty-counts');
 const FOLLOW_HOPS = exportSql('follow-hops');
 /** Temp tables of the peg-in/peg-out nodes the documents to render show. */
 const NODES = exportSql('nodes');
-const HEALTH_COUNTS = exportSql('health-counts');
-const STATS = exportSql('stats');
-const RECOMMENDATIONS = exportSql('recommendations');
-const TOP_LINKS = exportSql('links');
-const TOP_AMOUNTS = exportSql('amounts');
 const PREVIOUS_DUMPS = exportSql('previous-dumps');
 const DIRTY_PARTITIONS = exportSql('dirty-partitions');
 
@@ -165,12 +160,15 @@ const floorMacros = (floor: number, next: number): string =>
 /** x_prev_pegs: the previous release's peg digests (the documents index's); empty when they are not comparable (every peg above the floor is then rendered). */
 const previousPegsView = (comparable: boolean): string =>
   `CREATE OR REPLACE TEMP VIEW x_prev_pegs AS SELECT side, txid, vout, digest FROM docs_index.pegs${comparable ? '' : ' WHERE false'}`;
+/** x_attribution's attribution struct (attribution.sql), which an earlier pegscope kept as text. */
+const ATTRIBUTION_STRUCT = 'STRUCT(entity VARCHAR, category VARCHAR, via VARCHAR, confidence DOUBLE, cluster_id VARCHAR, "source" VARCHAR)';
 /**
  * An earlier pegscope's attribution and peg digests (a release's
  * attribution.parquet and pegs.parquet, or none) as the documents index's.
  */
 const importLegacyDigests = (attribution: string, pegs: string | null): string => `DELETE FROM docs_index.attribution; DELETE FROM docs_index.pegs;
-  INSERT INTO docs_index.attribution SELECT address, attribution_digest(attribution, cluster_id, cluster_size) FROM read_parquet(${sqlString(attribution)});
+  INSERT INTO docs_index.attribution
+  SELECT address, attribution_digest(attribution::${ATTRIBUTION_STRUCT}, cluster_id, cluster_size) FROM read_parquet(${sqlString(attribution)});
   ${pegs ? `INSERT INTO docs_index.pegs SELECT side, txid, vout, ${digestOf('digest')} FROM read_parquet(${sqlString(pegs)});` : ''}`;
 
 export class ExportWorkspace {
@@ -220,29 +218,6 @@ export class ExportWorkspace {
   async prepareNodes(): Promise<void> {
     await this.db.exec(FOLLOW_HOPS);
     await this.db.exec(NODES);
-  }
-
-  healthCounts(): Promise<{ cursor: string | null; pegins: bigint; pegouts: bigint } | undefined> {
-    return this.db.one(HEALTH_COUNTS);
-  }
-
-  stats(): Promise<{ key: string; value: string }[]> {
-    return this.db.all(STATS);
-  }
-
-  /** The finished recommendations object as JSON text; undefined when the analysis made none. */
-  async recommendations(): Promise<string | undefined> {
-    return (await this.db.one<{ doc: string }>(RECOMMENDATIONS))?.doc;
-  }
-
-  /** The `limit` best links in the published order, as a JSON array. */
-  async topLinks(limit: number): Promise<string | null> {
-    return (await this.db.one<{ links: string | null }>(TOP_LINKS, [limit]))?.links ?? null;
-  }
-
-  /** The `limit` most common amounts of one side, as a JSON array. */
-  async topAmounts(side: 'pegin' | 'pegout', limit: number): Promise<string | null> {
-    return (await this.db.one<{ rows: string | null }>(TOP_AMOUNTS, [side, limit]))?.rows ?? null;
   }
 
   /** The previous release's dump files (the writer's x_prev_files), path → entry. */

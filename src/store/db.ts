@@ -87,7 +87,14 @@ export class RowAppender {
 }
 
 /** A second connection to the same database, for work that runs beside the main one (dumps while documents are written). */
-export class DbConnection {
+/** What a query needs of a connection: the database's own (Db) or another of its connections (DbConnection). */
+export interface Queryable {
+  exec(sql: string, params?: SqlParams): Promise<void>;
+  all<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T[]>;
+  one<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T | undefined>;
+}
+
+export class DbConnection implements Queryable {
   constructor(private readonly conn: DuckDBConnection) {}
 
   async exec(sql: string, params?: SqlParams): Promise<void> {

@@ -1,10 +1,10 @@
 -- x_attr_now: what documents show of each address (its attribution and its
 -- cluster), and its digest (macros.sql attribution_digest), which the
 -- documents index keeps for the next export to compare with (peg-digests.sql
--- attribution_changed()). Needs attribution.sql.
+-- attribution_changed()). The digest hashes the attribution struct and the
+-- cluster row as they are: casting each struct to text, and counting each
+-- cluster's size again, took most of this step. Needs attribution.sql.
 CREATE OR REPLACE TEMP TABLE x_attr_now AS
-SELECT *, attribution_digest(attribution, cluster_id, cluster_size) AS h FROM (
-  SELECT coalesce(a.address, c.address) AS address, a.attribution::VARCHAR AS attribution, c.cluster_id, c.cluster_size
-  FROM x_attribution a
-  FULL JOIN (SELECT address, cluster_id, count(*) OVER (PARTITION BY cluster_id) AS cluster_size FROM a_clusters) c USING (address)
-);
+SELECT coalesce(a.address, c.address) AS address, c.cluster_id, c.cluster_size,
+  attribution_digest(a.attribution, c.cluster_id, c.cluster_size) AS h
+FROM x_attribution a FULL JOIN a_clusters c USING (address);

@@ -5,27 +5,37 @@
 -- attribution-now.sql and the documents index, and the macros dirty_floor()
 -- (the dirty floor, -1 when everything is rendered) and next_floor().
 
--- The pegs in question once the chain grows above height f: those above it,
+-- The pegs in question once the chain grows above a height: those above it,
 -- and every peg of an address one of them funds or pays (address reuse,
--- which scores count over all time, reaches back below f). A peg-in's inputs
--- fund each of its outputs: the few addresses pick their inputs first, not
--- a join of every input with its peg-ins.
-CREATE OR REPLACE TEMP MACRO pegs_in_question(f) AS TABLE
-WITH addresses AS (
-  SELECT address FROM analysed_pegin_inputs WHERE height > f AND address IS NOT NULL
-  UNION SELECT address FROM analysed_pegouts WHERE height > f AND address IS NOT NULL
+-- which scores count over all time, reaches back below it). Each peg comes
+-- with its reach, the highest height that puts it in question (its own, or
+-- its addresses' latest use), so one pass serves both floors: a peg is in
+-- question above f when its reach is above f. A peg-in's inputs fund each of
+-- its outputs: the few addresses pick their inputs first, not a join of
+-- every input with its peg-ins.
+CREATE OR REPLACE TEMP TABLE x_pegs_in_question AS
+WITH f AS (
+  SELECT CASE WHEN dirty_floor() >= 0 THEN least(dirty_floor(), next_floor()) ELSE next_floor() END AS floor
+), addresses AS (
+  SELECT address, max(height) AS reach FROM (
+    SELECT address, height FROM analysed_pegin_inputs WHERE height > (FROM f) AND address IS NOT NULL
+    UNION ALL SELECT address, height FROM analysed_pegouts WHERE height > (FROM f) AND address IS NOT NULL
+  ) GROUP BY address
+), funding AS (
+  SELECT i.pegin_txid, max(a.reach) AS reach FROM analysed_pegin_inputs i JOIN addresses a USING (address) GROUP BY i.pegin_txid
 )
-SELECT 'pegin' AS side, txid, vout FROM analysed_pegins WHERE height > f
-UNION SELECT 'pegin', txid, vout FROM analysed_pegins
-  SEMI JOIN (SELECT pegin_txid FROM analysed_pegin_inputs SEMI JOIN addresses USING (address)) i ON i.pegin_txid = txid
-UNION SELECT 'pegout', txid, vout FROM analysed_pegouts WHERE height > f
-UNION SELECT 'pegout', txid, vout FROM analysed_pegouts SEMI JOIN addresses USING (address);
+SELECT side, txid, vout, max(reach) AS reach FROM (
+  SELECT 'pegin' AS side, txid, vout, height AS reach FROM analysed_pegins WHERE height > (FROM f)
+  UNION ALL SELECT 'pegin', p.txid, p.vout, u.reach FROM analysed_pegins p JOIN funding u ON u.pegin_txid = p.txid
+  UNION ALL SELECT 'pegout', txid, vout, height FROM analysed_pegouts WHERE height > (FROM f)
+  UNION ALL SELECT 'pegout', o.txid, o.vout, a.reach FROM analysed_pegouts o JOIN addresses a USING (address)
+) GROUP BY ALL;
 
 -- This export's (none when it renders everything), and the next one's
 -- unless the chain reorganises (their digests go into the documents index,
 -- next_floor() is this height minus twice the horizon).
-CREATE OR REPLACE TEMP TABLE x_maybe_pegs AS FROM pegs_in_question(dirty_floor()) WHERE dirty_floor() >= 0;
-CREATE OR REPLACE TEMP TABLE x_next_pegs AS FROM pegs_in_question(next_floor());
+CREATE OR REPLACE TEMP VIEW x_maybe_pegs AS SELECT side, txid, vout FROM x_pegs_in_question WHERE dirty_floor() >= 0 AND reach > dirty_floor();
+CREATE OR REPLACE TEMP VIEW x_next_pegs AS SELECT side, txid, vout FROM x_pegs_in_question WHERE reach > next_floor();
 
 -- What a peg shows besides its transaction and attribution: its height, its
 -- score and its links, every column, as one md5. Only for the pegs there is
