@@ -58,7 +58,7 @@ async function writeLegacyDocsIndex(stateDir: string, parquet: string): Promise<
  */
 async function writeLegacyDigests(db: Db, stateDir: string, pegs: boolean): Promise<void> {
   for (const script of ['macros', 'attribution', 'attribution-now']) await db.exec(exportSql(script));
-  await db.exec(`COPY (SELECT address, a.attribution::VARCHAR AS attribution, cluster_id, cluster_size FROM x_attr_now LEFT JOIN x_attribution a USING (address) ORDER BY address) TO ${sqlString(join(stateDir, 'attribution.parquet'))} (FORMAT parquet)`);
+  await db.exec(`COPY (SELECT address, a.attribution::VARCHAR AS attribution, cluster_id, cluster_size FROM attribution_now() LEFT JOIN x_attribution a USING (address) LEFT JOIN a_clusters USING (address) ORDER BY address) TO ${sqlString(join(stateDir, 'attribution.parquet'))} (FORMAT parquet)`);
   await db.exec(`ATTACH ${sqlString(join(dirname(stateDir), DOCS_DB))} AS legacy_index`);
   try {
     if (pegs) await db.exec(`COPY (SELECT side, txid, vout, ${digestColumns('digest')} FROM legacy_index.pegs) TO ${sqlString(join(stateDir, 'pegs.parquet'))} (FORMAT parquet)`);

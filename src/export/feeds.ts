@@ -17,11 +17,15 @@ export const FEED_MIN_RISK = 70;
 export const FEED_ENTRIES = 100;
 const JSON_FEED_VERSION = 'https://jsonfeed.org/version/1.1';
 
-/** Newest links at or above $1, with their peg-out's block time; ties in a stable order. */
+/**
+ * Newest links at or above $1, with their peg-out's block time; ties in a
+ * stable order. The newest are picked before their blocks are joined (every
+ * link's peg-out block is analysed): joining first read every block.
+ */
 const FEED_LINKS = `SELECT l.pegout_txid, l.pegout_vout, l.pegout_height, l.pegout_amount, l.pegin_txid, l.pegin_vout, l.pegin_height, l.pegin_amount, l.confidence, b.time
-  FROM a_links l JOIN analysed_blocks b ON b.height = l.pegout_height
-  WHERE l.confidence >= $1
-  ORDER BY l.pegout_height DESC, l.pegout_txid, l.pegout_vout, l.pegin_txid, l.pegin_vout LIMIT $2`;
+  FROM (FROM a_links WHERE confidence >= $1 ORDER BY pegout_height DESC, pegout_txid, pegout_vout, pegin_txid, pegin_vout LIMIT $2) l
+  JOIN analysed_blocks b ON b.height = l.pegout_height
+  ORDER BY l.pegout_height DESC, l.pegout_txid, l.pegout_vout, l.pegin_txid, l.pegin_vout`;
 /** Newest peg-outs at or above risk $1. */
 const FEED_RISK = `SELECT o.txid, o.vout, o.height, o.amount, o.address, o.block_time AS time, s.risk_score, s.reasons
   FROM a_pegout_scores s JOIN analysed_pegouts o USING (txid, vout)

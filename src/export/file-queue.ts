@@ -9,8 +9,15 @@ export type FileOp =
 
 /** Operations per message; batches amortise the hop to the worker. */
 const BATCH_OPS = 512;
-/** Batches sent and not yet applied before `ready` waits; bounds the memory held by pending writes. */
-const MAX_IN_FLIGHT = 8;
+/**
+ * Bytes of pending writes before `ready` waits: bounds the memory they hold.
+ * Links, directories and removals hold next to none, so carrying thousands
+ * of unchanged files over does not wait for the worker (it did for 0.1 s a
+ * release at the mainnet preset, when the bound counted batches).
+ */
+const MAX_IN_FLIGHT_BYTES = 64 * 1024 * 1024;
+/** Batches sent and not yet applied before `ready` waits, whatever they hold. */
+const MAX_IN_FLIGHT_BATCHES = 256;
 
 /**
  * File operations applied in order by one worker thread (file-ops.worker.mjs).
@@ -24,12 +31,18 @@ export class FileQueue {
   private batch: FileOp[] = [];
   private sent = 0;
   private applied = 0;
+  /** The bytes of writes in each batch sent and not yet applied, oldest first. */
+  private inFlight: number[] = [];
+  private inFlightBytes = 0;
+  /** The number of the batch (in sending order) holding the newest removal; -1: none. */
+  private lastRemoval = -1;
   private failure: Error | null = null;
   private waiters: (() => void)[] = [];
 
   constructor() {
     this.worker.on('message', (error: string | null) => {
       this.applied++;
+      this.inFlightBytes -= this.inFlight.shift() ?? 0;
       if (error !== null && !this.failure) this.failure = new Error(`writing the release failed: ${error}`);
       this.wake();
     });
@@ -42,12 +55,21 @@ export class FileQueue {
   push(op: FileOp): void {
     if (this.failure) throw this.failure;
     this.batch.push(op);
+    if (op.op === 'remove') this.lastRemoval = this.sent;
     if (this.batch.length >= BATCH_OPS) this.send();
   }
 
-  /** Waits until fewer than MAX_IN_FLIGHT batches are pending. */
+  /** Waits until every removal pushed so far has been applied (what is pushed meanwhile need not be). */
+  async removalsApplied(): Promise<void> {
+    const upTo = this.lastRemoval;
+    if (upTo === this.sent) this.send();
+    while (this.applied <= upTo && !this.failure) await this.wait();
+    if (this.failure) throw this.failure;
+  }
+
+  /** Waits while the pending batches hold MAX_IN_FLIGHT_BYTES of writes, or there are MAX_IN_FLIGHT_BATCHES of them. */
   async ready(): Promise<void> {
-    while (this.sent - this.applied >= MAX_IN_FLIGHT && !this.failure) await this.wait();
+    while ((this.inFlightBytes >= MAX_IN_FLIGHT_BYTES || this.sent - this.applied >= MAX_IN_FLIGHT_BATCHES) && !this.failure) await this.wait();
     if (this.failure) throw this.failure;
   }
 
@@ -67,6 +89,9 @@ export class FileQueue {
     const ops = this.batch;
     this.batch = [];
     this.sent++;
+    const bytes = ops.reduce((sum, op) => sum + (op.op === 'write' ? (typeof op.data === 'string' ? op.data.length : op.data.byteLength) : 0), 0);
+    this.inFlight.push(bytes);
+    this.inFlightBytes += bytes;
     this.worker.postMessage(ops, ops.flatMap((op) => (op.op === 'write' && op.transfer ? [(op.data as Uint8Array).buffer as ArrayBuffer] : [])));
   }
 

@@ -31,7 +31,7 @@ export const WORK_TABLES = [
   'x_attribution', 'x_addresses', 'x_address_pegins', 'x_follow_chains',
   // peg-digests.sql, dirty.sql (or dirty-all.sql): what changed since the previous release (the view x_prev_pegs is its digests;
   // x_attr_changed the addresses whose digest the documents index has not), what to render and the pegs that shows.
-  'x_pegs_in_question', 'x_peg_digests', 'x_changed_pegs', 'x_attr_now', 'x_attr_changed', 'x_touched',
+  'x_pegs_in_question', 'x_peg_digests', 'x_changed_pegs', 'x_attr_changed', 'x_touched',
   'x_dirty_pegins', 'x_dirty_pegouts', 'x_dirty_addresses',
   'x_dirty_keys', 'x_need_pegins', 'x_need_pegouts',
   // render-every-key.sql, render-batch-keys.sql: the batch of dirty keys the document queries render.

@@ -51,7 +51,7 @@ export interface RangeLine {
 export const MACROS = exportSql('macros');
 const META = exportSql('meta');
 const CHECKPOINTS = exportSql('checkpoints');
-/** What documents show of each address (x_attribution, x_attr_now). */
+/** What documents show of each address (x_attribution, and its digest: attribution_now()). */
 export const ATTRIBUTION = exportSql('attribution');
 const ATTRIBUTION_NOW = exportSql('attribution-now');
 /** The keys of every per-query document (x_keys and the address tables). */
@@ -193,7 +193,7 @@ export class ExportWorkspace {
 
   /**
    * Decides what to render: every document's key (x_keys), what documents
-   * show of addresses (x_attribution, x_attr_now), the peg digests
+   * show of addresses (x_attribution, attribution_now()), the peg digests
    * (x_peg_digests, x_next_pegs), compared with the previous release's in
    * the documents index (x_prev_pegs when plan.previousPegs, x_attr_changed)
    * above plan.floor, and so the documents to render (x_dirty_keys) and the

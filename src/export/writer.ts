@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
@@ -274,10 +274,17 @@ export class ReleaseWriter {
     await this.db.exec(`INSERT INTO x_files (path, size, sha256, how) VALUES ($1, $2, $3, 'written')`, [path, bytes.length, sha256(bytes)]);
   }
 
-  /** Where a file of this release lives (for writers that need a path, e.g. COPY); its directory exists on return. */
+  /**
+   * Where a file of this release lives (for writers that need a path, e.g.
+   * COPY); its directory exists on return, and no queued removal (of a
+   * recycled release's file) can take the file away. Other queued operations
+   * go on: waiting for them held the dumps behind thousands of links.
+   */
   async pathFor(path: string): Promise<string> {
-    this.ensureDir(path);
-    await this.files.drain();
+    const dir = dirname(this.at(path));
+    await mkdir(dir, { recursive: true });
+    this.dirs.add(dir);
+    await this.files.removalsApplied();
     return this.at(path);
   }
 

@@ -10,7 +10,7 @@ INSERT INTO docs_index.pending
 SELECT kind, q, prefix, h, stamp_height, stamp_time FROM x_docs
 UNION ALL SELECT kind, q, prefix, NULL, NULL, NULL FROM x_gone_docs;
 INSERT INTO docs_index.pending_attribution
-SELECT c.address, n.h FROM x_attr_changed c LEFT JOIN x_attr_now n USING (address);
+SELECT address, h FROM x_attr_changed;
 INSERT INTO docs_index.pending_pegs
 SELECT side, txid, vout, digest FROM x_peg_digests SEMI JOIN x_next_pegs USING (side, txid, vout)
 ANTI JOIN docs_index.pegs USING (side, txid, vout, digest)

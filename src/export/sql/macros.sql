@@ -41,7 +41,7 @@ CREATE OR REPLACE TEMP MACRO key_prefix(q) AS left(sha256(q), 8);
 -- A 128-bit digest of a value (a row): two 64-bit hashes, one of them
 -- salted with a tag. The documents index keeps such digests for the next
 -- export to compare with: of what documents show of an address (its
--- attribution and cluster, x_attr_now in attribution-now.sql), and of a peg
+-- attribution and cluster, attribution_now() in attribution-now.sql), and of a peg
 -- (peg-digests.sql). hash() may differ in another DuckDB version: every
 -- address and peg then counts as changed once, which renders more, never less.
 CREATE OR REPLACE TEMP MACRO digest128(tag, value) AS (hash(value)::UHUGEINT << 64) | hash(tag, value)::UHUGEINT;

@@ -74,7 +74,9 @@ LEFT JOIN a_pegout_scores s USING (txid, vout) LEFT JOIN pegout_links l USING (t
 
 -- Addresses new, gone or changed since the release the documents index
 -- describes (the previous one when dirty.sql runs): what it shows of them is
--- not the digest the index kept.
+-- not the digest the index kept. With the digest they have now (none when
+-- gone), which the index keeps once the release is published.
 CREATE OR REPLACE TEMP MACRO attribution_changed() AS TABLE
-SELECT address FROM x_attr_now ANTI JOIN docs_index.attribution USING (address, h)
-UNION ALL SELECT address FROM docs_index.attribution ANTI JOIN x_attr_now USING (address);
+WITH now AS MATERIALIZED (FROM attribution_now())
+SELECT address, h FROM now ANTI JOIN docs_index.attribution USING (address, h)
+UNION ALL SELECT address, NULL FROM docs_index.attribution ANTI JOIN now USING (address);

@@ -1,7 +1,7 @@
 -- trace documents (docs/api.md), one row per query of this batch (x_render_keys): an
 -- address, peg-in txid or peg-out (HogEx) txid: rows (q, has_file, body),
 -- body the compact JSON of the `trace` object.
--- Needs macros.sql, keys.sql, attribution-now.sql, dirty.sql and nodes.sql.
+-- Needs macros.sql, keys.sql, attribution.sql, dirty.sql and nodes.sql.
 WITH addr_pegins AS (
   SELECT ap.address, sorted_joined(list({'k': {'height': n.height, 'txid': n.txid, 'vout': n.vout}, 'v': n.node})) AS nodes
   FROM x_address_pegins ap JOIN x_pegin_nodes n ON n.txid = ap.txid AND n.vout = ap.vout
@@ -19,7 +19,7 @@ SELECT a.address AS q, true AS has_file, json_extend(to_json({
 FROM x_addresses a
 SEMI JOIN x_render_keys k ON k.kind = 'trace' AND k.q = a.address
 LEFT JOIN x_attribution attr ON attr.address = a.address
-LEFT JOIN x_attr_now c ON c.address = a.address
+LEFT JOIN a_clusters c ON c.address = a.address
 LEFT JOIN addr_pegins pi ON pi.address = a.address
 LEFT JOIN addr_pegouts po ON po.address = a.address
 UNION ALL
