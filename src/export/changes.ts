@@ -14,10 +14,18 @@ import { API_VERSION } from '../api/params.js';
 import { CHANGES_FILE, MANIFEST_FILE } from '../api/release-files.js';
 import type { Db } from '../store/db.js';
 import { writeLines } from './manifest.js';
+import { sha256 } from './writer.js';
 import { exportSql } from './sql.js';
 
 const PREVIOUS_MANIFEST = exportSql('changes-previous');
 const NO_PREVIOUS_MANIFEST = 'CREATE OR REPLACE TEMP TABLE x_prev_manifest (path VARCHAR, size BIGINT, sha256 VARCHAR)';
+/**
+ * The previous release's manifest as its files index (the writer's
+ * x_prev_files) and its changes.json ($1 path, $2 size, $3 sha256): what the
+ * manifest lists, without parsing its lines again.
+ */
+const PREVIOUS_FILES = `CREATE OR REPLACE TEMP TABLE x_prev_manifest AS
+  SELECT path, size, sha256 FROM x_prev_files UNION ALL SELECT $1, $2, $3`;
 const PLAN_CHANGES = exportSql('changes');
 const CHANGE_LINES = exportSql('changes-lines');
 const CHANGE_COUNTS = `SELECT count(*) FILTER (WHERE change = 'added') AS added, count(*) FILTER (WHERE change = 'changed') AS changed,
@@ -37,12 +45,21 @@ async function previousStamp(manifest: string): Promise<PreviousRelease | null> 
 
 /**
  * Writes changes.json into `dir` from x_files against `previousDir`'s
- * manifest (everything is added when there is none); returns how many files it lists.
+ * manifest (everything is added when there is none); returns how many files
+ * it lists. With `previousListed`, the writer's x_prev_files is that
+ * release's files index, which lists what its manifest does but
+ * changes.json.
  */
-export async function writeChanges(db: Db, dir: string, previousDir: string | null, stamp: AnalysisStamp): Promise<ChangeCounts> {
+export async function writeChanges(db: Db, dir: string, previousDir: string | null, stamp: AnalysisStamp, previousListed: boolean): Promise<ChangeCounts> {
   const manifest = previousDir ? join(previousDir, MANIFEST_FILE) : null;
   const hasPrevious = manifest !== null && existsSync(manifest);
-  await db.exec(hasPrevious ? PREVIOUS_MANIFEST : NO_PREVIOUS_MANIFEST, hasPrevious ? [manifest] : undefined);
+  const previousChanges = previousDir && join(previousDir, CHANGES_FILE);
+  if (hasPrevious && previousListed && previousChanges && existsSync(previousChanges)) {
+    const bytes = await readFile(previousChanges);
+    await db.exec(PREVIOUS_FILES, [CHANGES_FILE, bytes.length, sha256(bytes)]);
+  } else {
+    await db.exec(hasPrevious ? PREVIOUS_MANIFEST : NO_PREVIOUS_MANIFEST, hasPrevious ? [manifest] : undefined);
+  }
   await db.exec(PLAN_CHANGES);
   const head = toJson({
     version: API_VERSION, network: stamp.network, as_of_height: stamp.as_of_height, updated_at: stamp.updated_at,

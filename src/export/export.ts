@@ -175,7 +175,9 @@ async function buildRelease(db: Db, ctx: Omit<ExportRun, 'writer'>, release: Rel
     if (documents.ranges) log(rangesLine(documents.ranges));
     await writer.finish(join(stateDir, FILES_INDEX));
     log(documentFilesLine(await writer.documentFiles()));
-    const changes = await writeChanges(db, tmpDir, current, plan.stamp);
+    // The files index the writer loaded is the current release's own (not an earlier pegscope's, inside the release).
+    const previousListed = plan.previousFiles !== null && current !== null && plan.previous!.stateDir === join(release.outDir, STATE_DIR, basename(current));
+    const changes = await writeChanges(db, tmpDir, current, plan.stamp, previousListed);
     await writer.recordFinished(CHANGES_FILE);
     await step('tree');
     const counts = await writer.counts();
@@ -482,7 +484,7 @@ async function writeRangesLayout(run: ExportRun, keysByKind: Map<string, number>
     layout[kind] = rangeLayout(job.plan.prefixLength, counts[kind]);
     if (touched?.length === 0) {
       // No dirty document and no range to refresh: every range file is the previous release's.
-      await writer.carryUnchanged(`range:${kind}`, EVERY_KEY);
+      await writer.carryEvery(`range:${kind}`);
       await run.step(`documents:${kind}`);
       continue;
     }

@@ -90,6 +90,8 @@ export const scopeParams = (scope: KeyScope): [string, string | null] => [scope.
 
 const PLAN_UNCHANGED = exportSql('docs-unchanged');
 const PLAN_CARRY = exportSql('carry-plan');
+/** x_unchanged: every document of one kind ($1) whose files the previous release lists. */
+const EVERY_UNCHANGED = 'CREATE OR REPLACE TEMP TABLE x_unchanged AS SELECT DISTINCT q FROM x_prev_files WHERE kind = $1';
 const RECYCLED_TO_REMOVE = exportSql('recycled-to-remove');
 const CARRIED_DIRS = "SELECT DISTINCT regexp_extract(path, '^(.*)/[^/]*$', 1) AS dir FROM x_carry WHERE NOT kept";
 const CARRIED_TO_LINK = 'SELECT path FROM x_carry WHERE NOT kept ORDER BY path';
@@ -230,6 +232,21 @@ export class ReleaseWriter {
   async carryUnchanged(kind: string, scope: KeyScope): Promise<void> {
     const params = [kind, ...scopeParams(scope)];
     await this.db.exec(PLAN_UNCHANGED, params);
+    await this.carryPlanned(kind, params);
+  }
+
+  /**
+   * Carries every file of one kind of the previous release over, as
+   * carryUnchanged does, for a kind none of whose documents changed (the
+   * caller knows): no document is compared.
+   */
+  async carryEvery(kind: string): Promise<void> {
+    await this.db.exec(EVERY_UNCHANGED, [kind]);
+    await this.carryPlanned(kind, [kind, ...scopeParams(EVERY_KEY)]);
+  }
+
+  /** Carries over the files of one kind's documents in x_unchanged; `params` are the kind and the scope. */
+  private async carryPlanned(kind: string, params: SqlParams): Promise<void> {
     await this.db.exec(PLAN_CARRY, [kind]);
     await this.eachPath(RECYCLED_TO_REMOVE, params, (path) => this.remove(path));
     await this.eachPath(CARRIED_DIRS, [], (dir) => this.mkdirOnce(this.at(dir)));
