@@ -173,12 +173,14 @@ async function buildRelease(db: Db, ctx: Omit<ExportRun, 'writer'>, release: Rel
     if (!await writeExplorer(writer)) log(EXPLORER_MISSING);
     if (documents.skipped > 0) log(`skipped ${documents.skipped} queries that are not a valid ${plan.stamp.network} address or txid (never used as file names)`);
     if (documents.ranges) log(rangesLine(documents.ranges));
-    await writer.finish(join(stateDir, FILES_INDEX));
+    await writer.writeIndex(join(stateDir, FILES_INDEX));
     log(documentFilesLine(await writer.documentFiles()));
     // The files index the writer loaded is the current release's own (not an earlier pegscope's, inside the release).
     const previousListed = plan.previousFiles !== null && current !== null && plan.previous!.stateDir === join(release.outDir, STATE_DIR, basename(current));
+    // While the file worker applies the last operations (thousands of links after a block).
     const changes = await writeChanges(db, tmpDir, current, plan.stamp, previousListed);
     await writer.recordFinished(CHANGES_FILE);
+    await writer.finish();
     await step('tree');
     const counts = await writer.counts();
     const manifestBytes = await writeManifest(db, join(tmpDir, MANIFEST_FILE), plan.stamp);

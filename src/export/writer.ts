@@ -306,15 +306,20 @@ export class ReleaseWriter {
   }
 
   /**
-   * Waits for every file operation, then writes the files index to `index`
-   * (in the release's state, not in the release); the tree is complete but
-   * for changes.json and manifest.json when it resolves.
+   * Writes the files index to `index` (in the release's state, not in the
+   * release) once every file is queued: it lists every file of the release
+   * but changes.json and manifest.json. The file worker may still be
+   * applying operations; `finish` waits for them.
    */
-  async finish(index: string): Promise<void> {
+  async writeIndex(index: string): Promise<void> {
+    this.appender.flush();
+    await this.db.exec(`COPY (SELECT ${FILE_COLUMNS} FROM x_files ORDER BY path) TO ${sqlString(index)} (FORMAT parquet, COMPRESSION zstd)`);
+  }
+
+  /** Waits for every file operation and stops the worker: the tree is complete but for manifest.json when it resolves. */
+  async finish(): Promise<void> {
     try {
-      this.appender.flush();
       await this.files.drain();
-      await this.db.exec(`COPY (SELECT ${FILE_COLUMNS} FROM x_files ORDER BY path) TO ${sqlString(index)} (FORMAT parquet, COMPRESSION zstd)`);
     } finally {
       this.closeAppender();
       await this.files.close();

@@ -86,7 +86,6 @@ export class RowAppender {
   }
 }
 
-/** A second connection to the same database, for work that runs beside the main one (dumps while documents are written). */
 /** What a query needs of a connection: the database's own (Db) or another of its connections (DbConnection). */
 export interface Queryable {
   exec(sql: string, params?: SqlParams): Promise<void>;
@@ -94,6 +93,7 @@ export interface Queryable {
   one<T = Record<string, unknown>>(sql: string, params?: SqlParams): Promise<T | undefined>;
 }
 
+/** A second connection to the same database, for work that runs beside the main one (dumps while documents are written). */
 export class DbConnection implements Queryable {
   constructor(private readonly conn: DuckDBConnection) {}
 
