@@ -10,7 +10,8 @@ export type FileOp =
 /** Operations per message; batches amortise the hop to the worker. */
 const BATCH_OPS = 512;
 /**
- * Bytes of pending writes before `ready` waits: bounds the memory they hold.
+ * Bytes of pending writes (a text counted by its length) before `ready`
+ * waits: bounds the memory they hold.
  * Links, directories and removals hold next to none, so carrying thousands
  * of unchanged files over does not wait for the worker (it did for 0.1 s a
  * release at the mainnet preset, when the bound counted batches).

@@ -97,6 +97,7 @@ const CARRIED_DIRS = "SELECT DISTINCT regexp_extract(path, '^(.*)/[^/]*$', 1) AS
 const CARRIED_TO_LINK = 'SELECT path FROM x_carry WHERE NOT kept ORDER BY path';
 const RECORD_CARRIED = `INSERT INTO x_files SELECT ${FILE_COLUMNS}, CASE WHEN kept THEN 'kept' ELSE 'reused' END FROM x_carry`;
 const RECYCLED_OTHER_FILES = 'SELECT path FROM x_recycled_files WHERE kind IS NULL';
+/** The previous release's files outside per-query documents, but the dump partitions (dumps.ts carries those by their rows). */
 const PREVIOUS_PLAIN_FILES = "SELECT path, size, sha256 FROM x_prev_files WHERE kind IS NULL AND NOT regexp_matches(path, '^dumps/.*/')";
 const COUNTS = exportSql('files-counts');
 const DOCUMENT_FILES = exportSql('document-files');
