@@ -199,8 +199,6 @@ export interface DumpOptions {
   chainCarryUpTo: number;
   /** The previous release's finalUpTo: a partition that became final since is written again (its metadata says final). */
   previousFinalUpTo: number;
-  /** The previous release's dump files (path → entry) an unchanged partition is hard-linked from. */
-  previous: Map<string, FileEntry>;
   /** The digests of the previous release's partition files (documents index, kind DUMP_DIGESTS), by Parquet path; empty when not comparable. */
   previousDigests: Map<string, RecordedDigest>;
   /** `<side>:<partition start>` of the partitions holding a dirty peg (workspace.ts dirtyPartitions). */
@@ -263,7 +261,7 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
       const partitions = partitionsOf(bounds.first, bounds.top, opts.finalUpTo, size);
       const ofDump = dump.dirtyBy === 'rows' ? partitions.map((p) => ({ ...p, final: false })) : partitions;
       const previousFiles = (p: Partition): FileEntry[] | null => {
-        const files = (['parquet', 'csv.gz'] as const).map((ext) => opts.previous.get(partitionPath(dump.name, p, ext)));
+        const files = (['parquet', 'csv.gz'] as const).map((ext) => writer.previousFile(partitionPath(dump.name, p, ext)));
         return files.every((f) => f !== undefined) ? files as FileEntry[] : null;
       };
       /** A partition below the tip whose rows cannot have changed: the previous release's files. */

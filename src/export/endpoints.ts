@@ -22,7 +22,7 @@ import { writeFeeds } from './feeds.js';
 import { writeSeries } from './series.js';
 import { ANALYSED, exportSql } from './sql.js';
 import { ATTRIBUTION, MACROS } from './workspace.js';
-import type { ReleaseWriter } from './writer.js';
+import type { PutText, ReleaseWriter } from './writer.js';
 
 const HEALTH_COUNTS = exportSql('health-counts');
 const STATS = exportSql('stats');
@@ -37,7 +37,7 @@ const TOP_AMOUNTS = exportSql('amounts');
 export async function writeEndpointDocuments(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp): Promise<void> {
   const conn = await db.connect();
   const files: Promise<unknown>[] = [];
-  const put = (path: string, text: string): void => {
+  const put: PutText = (path, text) => {
     const file = writer.put(path, text);
     // Reported by the Promise.all below, even when a query fails first.
     file.catch(() => undefined);
@@ -56,7 +56,7 @@ export async function writeEndpointDocuments(db: Db, writer: ReleaseWriter, stam
   await Promise.all(files);
 }
 
-async function writeDocuments(conn: Queryable, writer: ReleaseWriter, stamp: AnalysisStamp, put: (path: string, text: string) => void): Promise<void> {
+async function writeDocuments(conn: Queryable, writer: ReleaseWriter, stamp: AnalysisStamp, put: PutText): Promise<void> {
   const counts = await conn.one<{ cursor: string | null; pegins: bigint; pegouts: bigint }>(HEALTH_COUNTS);
   put('api/health.json', json(healthDocument(stamp, {
     last_scanned_block: Number(counts?.cursor ?? stamp.as_of_height),

@@ -267,7 +267,6 @@ async function writeTree(run: ExportRun): Promise<QueryDocumentsResult> {
     chainCarryUpTo: plan.chainUnchangedUpTo,
     previousFinalUpTo: plan.dumps.previousFinalUpTo,
     partitionBlocks: plan.dumps.partitionBlocks,
-    previous: await workspace.previousDumpFiles(),
     previousDigests: await workspace.previousDumpDigests(),
     dirty: await workspace.dirtyPartitions(plan.dumps.partitionBlocks),
   };

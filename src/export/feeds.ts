@@ -11,6 +11,7 @@ import { formatCoin } from '../domain/amount.js';
 import { NETWORKS, type NetworkName } from '../domain/network.js';
 import type { AnalysisStamp } from '../api/envelope.js';
 import type { Queryable } from '../store/db.js';
+import type { PutText } from './writer.js';
 
 export const FEED_MIN_CONFIDENCE = 0.9;
 export const FEED_MIN_RISK = 70;
@@ -149,7 +150,7 @@ export function jsonFeed(feed: Feed): string {
 }
 
 /** Writes both formats of every feed with `put` (the release writer's). */
-export async function writeFeeds(db: Queryable, stamp: AnalysisStamp, put: (path: string, text: string) => void): Promise<void> {
+export async function writeFeeds(db: Queryable, stamp: AnalysisStamp, put: PutText): Promise<void> {
   for (const feed of await feedsOf(db, stamp)) {
     put(`feeds/${feed.atom}`, atomFeed(feed, stamp));
     put(`feeds/${feed.json}`, jsonFeed(feed));

@@ -12,7 +12,7 @@ import { sqlString, type Db } from '../store/db.js';
 import type { ExportPlan } from './plan.js';
 import { ANALYSED, digestOf, DROP_WORK_TABLES, exportSql } from './sql.js';
 import { wrapJsonSql } from './wrap-json-sql.js';
-import { scopeParams, type FileEntry, type KeyScope, type ReleaseWriter } from './writer.js';
+import { scopeParams, type KeyScope, type ReleaseWriter } from './writer.js';
 import { DUMP_DIGESTS, type PartitionDigest, type RecordedDigest } from './dumps.js';
 
 /**
@@ -65,7 +65,6 @@ const DIRTY_COUNTS = exportSql('dirty-counts');
 const FOLLOW_HOPS = exportSql('follow-hops');
 /** Temp tables of the peg-in/peg-out nodes the documents to render show. */
 const NODES = exportSql('nodes');
-const PREVIOUS_DUMPS = exportSql('previous-dumps');
 const DIRTY_PARTITIONS = exportSql('dirty-partitions');
 
 const START_DOCS = exportSql('docs-start');
@@ -218,12 +217,6 @@ export class ExportWorkspace {
   async prepareNodes(): Promise<void> {
     await this.db.exec(FOLLOW_HOPS);
     await this.db.exec(NODES);
-  }
-
-  /** The previous release's dump files (the writer's x_prev_files), path → entry. */
-  async previousDumpFiles(): Promise<Map<string, FileEntry>> {
-    const rows = await this.db.all<FileEntry>(PREVIOUS_DUMPS);
-    return new Map(rows.map((f) => [f.path, { path: f.path, size: Number(f.size), sha256: f.sha256 }]));
   }
 
   /** The digests of the previous release's dump partitions (x_prev_docs), by Parquet path. */

@@ -27,6 +27,9 @@ const brotliParams = (size: number): Record<number, number> => ({
   [zlib.BROTLI_PARAM_SIZE_HINT]: size,
 });
 
+/** Hands a file of the release (path, text) to the writer, which compresses it in the background (endpoints.ts collects what it returns). */
+export type PutText = (path: string, text: string) => void;
+
 /** The per-query document a file belongs to; an unchanged document's files move to the next release together. */
 export interface DocKey {
   kind: string;
@@ -97,8 +100,8 @@ const CARRIED_DIRS = "SELECT DISTINCT regexp_extract(path, '^(.*)/[^/]*$', 1) AS
 const CARRIED_TO_LINK = 'SELECT path FROM x_carry WHERE NOT kept ORDER BY path';
 const RECORD_CARRIED = `INSERT INTO x_files SELECT ${FILE_COLUMNS}, CASE WHEN kept THEN 'kept' ELSE 'reused' END FROM x_carry`;
 const RECYCLED_OTHER_FILES = 'SELECT path FROM x_recycled_files WHERE kind IS NULL';
-/** The previous release's files outside per-query documents, but the dump partitions (dumps.ts carries those by their rows). */
-const PREVIOUS_PLAIN_FILES = "SELECT path, size, sha256 FROM x_prev_files WHERE kind IS NULL AND NOT regexp_matches(path, '^dumps/.*/')";
+/** The previous release's files outside per-query documents. */
+const PREVIOUS_PLAIN_FILES = 'SELECT path, size, sha256 FROM x_prev_files WHERE kind IS NULL';
 const COUNTS = exportSql('files-counts');
 const DOCUMENT_FILES = exportSql('document-files');
 /** Files, bytes and the largest file of the release (x_files). */
@@ -129,7 +132,7 @@ export interface WriterOptions {
 export class ReleaseWriter {
   private readonly dirs = new Set<string>();
   private readonly files = new FileQueue();
-  /** The previous release's files outside per-query documents, by path: what `put` carries over when its bytes are the same. */
+  /** The previous release's files outside per-query documents, by path: what `put` carries over when its bytes are the same, and the dumps' partitions. */
   private previousPlain = new Map<string, FileEntry>();
 
   private constructor(private readonly db: Db, readonly dir: string, private readonly previousDir: string | null, private readonly appender: RowAppender) {}
@@ -255,6 +258,11 @@ export class ReleaseWriter {
       this.files.push({ op: 'link', from: `${this.previousDir!}/${path}`, path: this.at(path) }));
     this.appender.flush();
     await this.db.exec(RECORD_CARRIED);
+  }
+
+  /** The previous release's file at `path` outside per-query documents (none without a previous release). */
+  previousFile(path: string): FileEntry | undefined {
+    return this.previousPlain.get(path);
   }
 
   /** A file of the previous release (listed in its files index as `file`) hard-linked into this one unchanged. */
