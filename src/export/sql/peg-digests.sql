@@ -12,7 +12,7 @@
 -- its addresses' latest use), so one pass serves both floors: a peg is in
 -- question above f when its reach is above f. A peg-in's inputs fund each of
 -- its outputs: the few addresses pick their inputs first, not a join of
--- every input with its peg-ins.
+-- every input with its peg-ins. The peg's height comes along for its digest.
 CREATE OR REPLACE TEMP TABLE x_pegs_in_question AS
 WITH f AS (
   SELECT CASE WHEN dirty_floor() >= 0 THEN least(dirty_floor(), next_floor()) ELSE next_floor() END AS floor
@@ -24,11 +24,11 @@ WITH f AS (
 ), funding AS (
   SELECT i.pegin_txid, max(a.reach) AS reach FROM analysed_pegin_inputs i JOIN addresses a USING (address) GROUP BY i.pegin_txid
 )
-SELECT side, txid, vout, max(reach) AS reach FROM (
-  SELECT 'pegin' AS side, txid, vout, height AS reach FROM analysed_pegins WHERE height > (FROM f)
-  UNION ALL SELECT 'pegin', p.txid, p.vout, u.reach FROM analysed_pegins p JOIN funding u ON u.pegin_txid = p.txid
-  UNION ALL SELECT 'pegout', txid, vout, height FROM analysed_pegouts WHERE height > (FROM f)
-  UNION ALL SELECT 'pegout', o.txid, o.vout, a.reach FROM analysed_pegouts o JOIN addresses a USING (address)
+SELECT side, txid, vout, height, max(reach) AS reach FROM (
+  SELECT 'pegin' AS side, txid, vout, height, height AS reach FROM analysed_pegins WHERE height > (FROM f)
+  UNION ALL SELECT 'pegin', p.txid, p.vout, p.height, u.reach FROM analysed_pegins p JOIN funding u ON u.pegin_txid = p.txid
+  UNION ALL SELECT 'pegout', txid, vout, height, height FROM analysed_pegouts WHERE height > (FROM f)
+  UNION ALL SELECT 'pegout', o.txid, o.vout, o.height, a.reach FROM analysed_pegouts o JOIN addresses a USING (address)
 ) GROUP BY ALL;
 
 -- This export's (none when it renders everything), and the next one's
@@ -38,10 +38,11 @@ CREATE OR REPLACE TEMP VIEW x_maybe_pegs AS SELECT side, txid, vout FROM x_pegs_
 CREATE OR REPLACE TEMP VIEW x_next_pegs AS SELECT side, txid, vout FROM x_pegs_in_question WHERE reach > next_floor();
 
 -- What a peg shows besides its transaction and attribution: its height, its
--- score and its links, every column, as one md5. Only for the pegs there is
--- a previous digest to compare with, and those the next export will ask about
--- (they drive the joins: a semi join after them joined every score, 1.6 s
--- instead of 1.0 at x10).
+-- score and its links, every column, as one digest. Only for the pegs the
+-- next export will ask about, and the others there is a previous digest to
+-- compare with (two sets apart by their reach, so nothing is de-duplicated);
+-- they drive the joins: a semi join after them joined every score, 1.6 s
+-- instead of 1.0 at x10.
 -- A peg's links are combined as range-digests.sql combines documents: two
 -- 64-bit hashes of each whole link row, xor-ed (a peg's links are unique, so
 -- none cancel out, and no sort is needed; a string aggregate of the rows in
@@ -53,8 +54,9 @@ CREATE OR REPLACE TEMP MACRO peg_digest(height, score, links1, links2) AS digest
 
 CREATE OR REPLACE TEMP TABLE x_peg_digests AS
 WITH pegs AS (
-  SELECT side, txid, vout FROM x_maybe_pegs SEMI JOIN x_prev_pegs USING (side, txid, vout)
-  UNION SELECT side, txid, vout FROM x_next_pegs
+  SELECT side, txid, vout, height FROM x_pegs_in_question WHERE reach > next_floor()
+  UNION ALL SELECT side, txid, vout, height FROM x_pegs_in_question SEMI JOIN x_prev_pegs USING (side, txid, vout)
+    WHERE reach <= next_floor() AND dirty_floor() >= 0 AND reach > dirty_floor()
 ), pegin_links AS (
   SELECT pegin_txid AS txid, pegin_vout AS vout, bit_xor(hash(l)) AS links1, bit_xor(hash(l, 'link')) AS links2
   FROM a_links l SEMI JOIN pegs m ON m.side = 'pegin' AND m.txid = l.pegin_txid AND m.vout = l.pegin_vout
@@ -64,12 +66,12 @@ WITH pegs AS (
   FROM a_links l SEMI JOIN pegs m ON m.side = 'pegout' AND m.txid = l.pegout_txid AND m.vout = l.pegout_vout
   GROUP BY pegout_txid, pegout_vout
 )
-SELECT 'pegin' AS side, p.txid, p.vout, peg_digest(p.height, s, l.links1, l.links2) AS digest
-FROM (SELECT txid, vout FROM pegs WHERE side = 'pegin') m JOIN analysed_pegins p USING (txid, vout)
+SELECT 'pegin' AS side, m.txid, m.vout, peg_digest(m.height, s, l.links1, l.links2) AS digest
+FROM (SELECT txid, vout, height FROM pegs WHERE side = 'pegin') m
 LEFT JOIN a_pegin_scores s USING (txid, vout) LEFT JOIN pegin_links l USING (txid, vout)
 UNION ALL
-SELECT 'pegout', o.txid, o.vout, peg_digest(o.height, s, l.links1, l.links2)
-FROM (SELECT txid, vout FROM pegs WHERE side = 'pegout') m JOIN analysed_pegouts o USING (txid, vout)
+SELECT 'pegout', m.txid, m.vout, peg_digest(m.height, s, l.links1, l.links2)
+FROM (SELECT txid, vout, height FROM pegs WHERE side = 'pegout') m
 LEFT JOIN a_pegout_scores s USING (txid, vout) LEFT JOIN pegout_links l USING (txid, vout);
 
 -- Addresses new, gone or changed since the release the documents index
