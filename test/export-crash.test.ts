@@ -146,14 +146,17 @@ describe('a kill in the middle of an export', () => {
     return { out, ref, file, first: first.dir, both };
   }
 
-  /** The next export into `out` builds on its state (rendering only changed pegs above the floor) and equals rewriting every file. */
-  async function expectNextBuildsOn(out: string, ref: string, file: string, floor: number): Promise<void> {
+  /** The renderer's line of an export that compares the pegs above `floor` with the previous release's. */
+  const changedPegsAbove = (floor: number): RegExp => new RegExp(`: the documents of changed pegs above height ${floor} and of addresses whose attribution changed$`);
+
+  /** The next export into `out` builds on its state (its renderer's line is `rendering`) and equals rewriting every file. */
+  async function expectNextBuildsOn(out: string, ref: string, file: string, rendering: RegExp): Promise<void> {
     const reopened = await Db.open(file);
     const logs: string[] = [];
     const next = await exportRelease(reopened, { outDir: out, log: (line) => logs.push(line) });
     const rewritten = await exportRelease(reopened, { outDir: ref, incremental: false });
     reopened.close();
-    expect(logs.find((line) => line.startsWith('rendering'))).toMatch(new RegExp(`: the documents of changed pegs above height ${floor} and of addresses whose attribution changed$`));
+    expect(logs.find((line) => line.startsWith('rendering'))).toMatch(rendering);
     expect(tmpReleases(out)).toHaveLength(0);
     expect(tmpStates(out)).toHaveLength(0);
     expect(checkCurrent(out)).toEqual({ target: next.dir, complete: true });
@@ -172,7 +175,7 @@ describe('a kill in the middle of an export', () => {
     expect(tmpReleases(site.out)).toHaveLength(1);
     expect(tmpStates(site.out)).toHaveLength(1);
     expect(checkCurrent(site.out)).toEqual({ target: site.first, complete: true });
-    await expectNextBuildsOn(site.out, site.ref, site.file, 2_000 - 300);
+    await expectNextBuildsOn(site.out, site.ref, site.file, changedPegsAbove(2_000 - 300));
   }, 300_000);
 
   it('after publishing, before the documents index takes the release in, leaves the new release current, and the next export builds on it', async () => {
@@ -185,7 +188,8 @@ describe('a kill in the middle of an export', () => {
     const reopened = await Db.open(site.file);
     await exportRelease(reopened, { outDir: site.ref, incremental: false });
     reopened.close();
-    await expectNextBuildsOn(site.out, site.ref, site.file, 2_050 - 300);
+    // The same analysis: the stage the kill left, applied, holds the digest of the analysis, so nothing is compared.
+    await expectNextBuildsOn(site.out, site.ref, site.file, /^rendering 0 of \d+ documents: the analysis is the one the previous release shows/);
   }, 300_000);
 });
 

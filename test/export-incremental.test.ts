@@ -126,14 +126,21 @@ describe.each<Layout>(['ranges', 'files'])('incremental export (%s layout)', (la
     // One new block changes few files: the budget a mirror uploads.
     const changed = changesOf(one.incremental.dir);
     expect(Object.keys(changed.added).length + Object.keys(changed.changed).length).toBeLessThan(one.incremental.files / 4);
-    expect(one.floor).toMatch(new RegExp(`: the documents of changed pegs above height ${2_400 - 2 * HORIZON} and of addresses whose attribution changed$`));
-    // Only what changed is rendered, not every document of a peg above the floor.
-    expect(rendered(one)).toBeLessThan(rendered(first) / 20);
+    // Block 2,401 holds no peg: the analysis is the one the first release shows, so no peg or address is compared and nothing is rendered.
+    expect((await db.one<{ pegs: number }>('SELECT pegin_count + pegout_count AS pegs FROM blocks WHERE height = 2401'))?.pegs).toBe(0);
+    expect(one.floor).toMatch(/^rendering 0 of \d+ documents: the analysis is the one the previous release shows, so no peg or address changed$/);
     expect(one.incremental.reused).toBeGreaterThan(0);
+
+    // Block 2,402 holds one: only what changed is rendered, not every document of a peg above the floor.
+    await advance(2_402, now + 300);
+    const withPeg = await exportBoth(db, layout, layout);
+    expect(withPeg.floor).toMatch(new RegExp(`: the documents of changed pegs above height ${2_401 - 2 * HORIZON} and of addresses whose attribution changed$`));
+    expect(rendered(withPeg)).toBeGreaterThan(0);
+    expect(rendered(withPeg)).toBeLessThan(rendered(first) / 20);
 
     await advance(2_501, now + 15_150);
     const hundred = await exportBoth(db, layout, layout);
-    expect(hundred.floor).toContain(`changed pegs above height ${2_401 - 2 * HORIZON} `);
+    expect(hundred.floor).toContain(`changed pegs above height ${2_402 - 2 * HORIZON} `);
     // Chain data is partitioned ten times finer (50 blocks here): partitions below the tip are carried over, the open one is written; all name their heights.
     const files = (dir: string) => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')).files as Record<string, unknown>;
     const partitions = Object.keys(files(hundred.incremental.dir)).filter((p) => p.startsWith('dumps/pegins/') && p.endsWith('.parquet'));
@@ -148,11 +155,11 @@ describe.each<Layout>(['ranges', 'files'])('incremental export (%s layout)', (la
     // Clusters are partitioned by the height they first funded a peg-in: a partition the previous release held whole is written again
     // exactly when its rows changed, else hard-linked.
     const clusterParts = Object.keys(files(hundred.incremental.dir))
-      .filter((p) => Number(/^dumps\/clusters\/clusters-\d+-(\d+)\.parquet$/.exec(p)?.[1] ?? Infinity) < 2_401);
+      .filter((p) => Number(/^dumps\/clusters\/clusters-\d+-(\d+)\.parquet$/.exec(p)?.[1] ?? Infinity) < 2_402);
     expect(clusterParts.length).toBeGreaterThan(2);
     const rewritten: string[] = [];
     for (const path of clusterParts) {
-      const differing = await differingRows(join(one.incremental.dir, path), join(hundred.incremental.dir, path));
+      const differing = await differingRows(join(withPeg.incremental.dir, path), join(hundred.incremental.dir, path));
       const linked = statSync(join(hundred.incremental.dir, path)).nlink > 1;
       expect({ path, changed: path in changes.changed, linked }).toEqual({ path, changed: differing > 0, linked: differing === 0 });
       if (differing > 0) rewritten.push(path);

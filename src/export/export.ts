@@ -236,13 +236,14 @@ async function indexDescribesCurrent(workspace: ExportWorkspace, path: string, c
  * chain that changed below every checkpoint), it says so: the files of most
  * documents are then linked, not written.
  */
-export function renderingLine(plan: ExportPlan, counts: { dirty: number; keys: number }): string {
+export function renderingLine(plan: ExportPlan, counts: { dirty: number; keys: number; analysisIndexed: boolean }): string {
   if (rendersAllButCarries(plan)) {
     return `rendering ${counts.dirty} of ${counts.keys} documents to compare with the previous release (made by another model, layout, horizon or tolerance, `
       + 'or on a chain reorganised below its checkpoints): the files of those whose bytes are unchanged are linked, not written';
   }
   const which = plan.floor < 0 ? 'every document'
-    : `the documents of ${plan.previousPegs ? 'changed pegs' : 'every peg'} above height ${plan.floor} and of addresses whose attribution changed`;
+    : counts.analysisIndexed ? 'the analysis is the one the previous release shows, so no peg or address changed'
+      : `the documents of ${plan.previousPegs ? 'changed pegs' : 'every peg'} above height ${plan.floor} and of addresses whose attribution changed`;
   return `rendering ${counts.dirty} of ${counts.keys} documents: ${which}`;
 }
 

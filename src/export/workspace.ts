@@ -31,6 +31,8 @@ export interface DirtyCounts {
   dirty: number;
   keys: number;
   keysByKind: Map<string, number>;
+  /** The analysis is the one the documents index describes: no peg or address was compared (peg-digests-unchanged.sql). */
+  analysisIndexed: boolean;
 }
 
 /** The ranges of a batch to build, and the block hash aliases of each (block ranges). */
@@ -56,8 +58,14 @@ export const ATTRIBUTION = exportSql('attribution');
 const ATTRIBUTION_NOW = exportSql('attribution-now');
 /** The keys of every per-query document (x_keys and the address tables). */
 const KEYS = exportSql('keys');
+/** The digest of the analysis tables the peg and attribution digests come from (x_analysis_digest). */
+const ANALYSIS_DIGEST = exportSql('analysis-digest');
+/** Whether it is the one the documents index keeps with its digests. */
+const ANALYSIS_INDEXED = 'SELECT coalesce((SELECT digest FROM x_analysis_digest) = (SELECT digest FROM docs_index.analysis), false) AS indexed';
 /** The digests of the pegs in question and what documents show of each address, for this export and the next (macros dirty_floor(), next_floor()). */
 const PEG_DIGESTS = exportSql('peg-digests');
+/** peg-digests.sql and x_attr_changed when the analysis is the one the index describes: nothing in question, nothing changed. */
+const PEG_DIGESTS_UNCHANGED = exportSql('peg-digests-unchanged');
 /** Which documents to render (x_dirty_keys) and the pegs they show: those that changed since the previous release, or every one. */
 const DIRTY = exportSql('dirty');
 const DIRTY_ALL = exportSql('dirty-all');
@@ -77,7 +85,7 @@ const STAGE_DOCS_INDEX = exportSql('docs-index-stage');
 /** x_attr_changed: the addresses whose digest differs from the documents index's (peg-digests.sql). */
 const ATTRIBUTION_CHANGED = 'CREATE OR REPLACE TEMP TABLE x_attr_changed AS FROM attribution_changed()';
 const STAGE_DOCS_INDEX_RELEASE = 'INSERT INTO docs_index.pending_release VALUES ($1, $2)';
-const CLEAR_PENDING = ['pending', 'pending_attribution', 'pending_pegs', 'pending_release'].map((table) => `DELETE FROM docs_index.${table};`).join(' ');
+const CLEAR_PENDING = ['pending', 'pending_attribution', 'pending_pegs', 'pending_analysis', 'pending_release'].map((table) => `DELETE FROM docs_index.${table};`).join(' ');
 const APPLY_DOCS_INDEX = exportSql('docs-index-apply');
 const attachDocsIndex = (path: string): string => `ATTACH ${sqlString(path)} AS docs_index`;
 /**
@@ -165,7 +173,7 @@ const ATTRIBUTION_STRUCT = 'STRUCT(entity VARCHAR, category VARCHAR, via VARCHAR
  * An earlier pegscope's attribution and peg digests (a release's
  * attribution.parquet and pegs.parquet, or none) as the documents index's.
  */
-const importLegacyDigests = (attribution: string, pegs: string | null): string => `DELETE FROM docs_index.attribution; DELETE FROM docs_index.pegs;
+const importLegacyDigests = (attribution: string, pegs: string | null): string => `DELETE FROM docs_index.attribution; DELETE FROM docs_index.pegs; DELETE FROM docs_index.analysis;
   INSERT INTO docs_index.attribution
   SELECT address, attribution_digest(attribution::${ATTRIBUTION_STRUCT}, cluster_id, cluster_size) FROM read_parquet(${sqlString(attribution)});
   ${pegs ? `INSERT INTO docs_index.pegs SELECT side, txid, vout, ${digestOf('digest')} FROM read_parquet(${sqlString(pegs)});` : ''}`;
@@ -204,13 +212,19 @@ export class ExportWorkspace {
     await this.db.exec(KEYS);
     await this.db.exec(previousPegsView(plan.previousPegs));
     await this.db.exec(floorMacros(plan.floor, plan.finalUpTo));
-    await this.db.exec(PEG_DIGESTS);
-    if (plan.floor >= 0) await this.db.exec(ATTRIBUTION_CHANGED);
+    await this.db.exec(ANALYSIS_DIGEST);
+    const analysisIndexed = plan.previousPegs && (await this.db.one<{ indexed: boolean }>(ANALYSIS_INDEXED))!.indexed;
+    if (analysisIndexed) {
+      await this.db.exec(PEG_DIGESTS_UNCHANGED);
+    } else {
+      await this.db.exec(PEG_DIGESTS);
+      if (plan.floor >= 0) await this.db.exec(ATTRIBUTION_CHANGED);
+    }
     await this.db.exec(plan.floor < 0 ? DIRTY_ALL : DIRTY);
     // x_keys is a view: counted once here, for the log and the range layout.
     const keysByKind = new Map((await this.db.all<{ kind: string; n: bigint }>(KEY_COUNTS)).map((r) => [r.kind, Number(r.n)]));
     const dirty = (await this.db.one<{ dirty: bigint }>(DIRTY_COUNTS))!.dirty;
-    return { dirty: Number(dirty), keys: [...keysByKind.values()].reduce((sum, n) => sum + n, 0), keysByKind };
+    return { dirty: Number(dirty), keys: [...keysByKind.values()].reduce((sum, n) => sum + n, 0), keysByKind, analysisIndexed };
   }
 
   /** The peg-in and peg-out nodes and follow hops the documents to render (x_dirty_keys) show. */

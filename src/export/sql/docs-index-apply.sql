@@ -8,9 +8,12 @@ DELETE FROM docs_index.attribution WHERE address IN (SELECT address FROM docs_in
 INSERT INTO docs_index.attribution SELECT address, h FROM docs_index.pending_attribution WHERE h IS NOT NULL;
 DELETE FROM docs_index.pegs WHERE (side, txid, vout) IN (SELECT (side, txid, vout) FROM docs_index.pending_pegs);
 INSERT INTO docs_index.pegs SELECT side, txid, vout, digest FROM docs_index.pending_pegs WHERE digest IS NOT NULL;
+DELETE FROM docs_index.analysis;
+INSERT INTO docs_index.analysis SELECT digest FROM docs_index.pending_analysis;
 DELETE FROM docs_index.release;
 INSERT INTO docs_index.release SELECT id FROM docs_index.pending_release;
 DELETE FROM docs_index.pending;
 DELETE FROM docs_index.pending_attribution;
 DELETE FROM docs_index.pending_pegs;
+DELETE FROM docs_index.pending_analysis;
 DELETE FROM docs_index.pending_release;
