@@ -20,9 +20,14 @@
  * --one-full compares each incremental export with the first full export
  * (of the database 1 and 100 blocks below) instead of exporting the same
  * database again in full: at x10 a full export takes minutes.
+ *
+ * --reps N exports after 1 new block N times, each from the same previous
+ * release (the site is put back between them), and compares the median with
+ * the full export: a single sub-second run moves by a quarter on a shared
+ * machine.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { analyze } from '../src/analysis/analyze.js';
 import { createSimSource, presetRates, type SimPresetName } from '../src/chain/sim/index.js';
@@ -32,7 +37,7 @@ import { consoleProgress } from '../src/progress.js';
 import { Db } from '../src/store/db.js';
 import { scanChain } from '../src/store/scan.js';
 import { deleteAbove } from '../src/store/reorg.js';
-import { benchFlags, peakRssMb, sampledPeakRss, secondsSince as seconds, simPresets } from './lib/bench.js';
+import { benchFlags, peakRssMb, usageError, sampledPeakRss, secondsSince as seconds, simPresets } from './lib/bench.js';
 import { cachedSimDb } from './lib/sim-cache.js';
 
 const BENCH = '.bench';
@@ -76,6 +81,38 @@ function tarLimit(releaseDir: string, work: string): { seconds: number } {
   rmSync(tarFile, { force: true });
   return { seconds };
 }
+
+/**
+ * The site as an incremental export finds it: its releases, what `current`
+ * names, and a copy of its state (under `work`). `restore` puts it back after
+ * an export: the new release and state gone, the old ones as they were.
+ */
+function siteSnapshot(site: string, work: string): { restore: () => void } {
+  const releases = join(site, 'releases');
+  const kept = new Set(readdirSync(releases));
+  const current = readlinkSync(join(site, 'current'));
+  const state = join(work, 'state-snapshot');
+  rmSync(state, { recursive: true, force: true });
+  cpSync(join(site, 'state'), state, { recursive: true });
+  return {
+    restore: () => {
+      const now = readdirSync(releases);
+      const pruned = [...kept].filter((id) => !now.includes(id));
+      if (pruned.length > 0) throw new Error(`bench:export: the export pruned ${pruned.join(', ')}; the site cannot be put back`);
+      for (const id of now) if (!kept.has(id)) rmSync(join(releases, id), { recursive: true, force: true });
+      rmSync(join(site, 'current'));
+      symlinkSync(current, join(site, 'current'));
+      rmSync(join(site, 'state'), { recursive: true, force: true });
+      cpSync(state, join(site, 'state'), { recursive: true });
+    },
+  };
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
 
 /** Heights of the sequence, below the preset's tip: base, +1 block, +100 blocks, +2 blocks (the job cycle). */
 const SEQUENCE = [103, 102, 2, 0] as const;
@@ -135,7 +172,7 @@ function uploadShare(release: string, files: number): string {
     + `${mb(upload.bytes)} of ${mb(releaseBytes)} MB (${((upload.bytes / releaseBytes) * 100).toFixed(2)}%; most in ${largest.join(', ')})`;
 }
 
-async function benchPreset(preset: SimPresetName, seed: number, dir: string, oneFull: boolean): Promise<void> {
+async function benchPreset(preset: SimPresetName, seed: number, dir: string, oneFull: boolean, reps: number): Promise<void> {
   // The host budget (docs/static-hosting.md): the default at mainnet; at x10 only the file count (100,000) is bounded.
   const budget = preset === 'x10' ? parseHostBudget('files=100000,file=none,total=none') : DEFAULT_HOST_BUDGET;
   const dbs = await cachedDbs(preset, seed);
@@ -171,20 +208,28 @@ async function benchPreset(preset: SimPresetName, seed: number, dir: string, one
   console.log(`full / limit           ${((tar.seconds / full1.seconds) * 100).toFixed(0)}% (target ≥ 50%)`);
   console.log(`full export phases (s, dumps run beside the documents): ${full1.phases}\n`);
 
-  const steady = async (step: number, label: string, target: number): Promise<void> => {
+  const steady = async (step: number, label: string, target: number, times: number): Promise<void> => {
     db = await analysed(step);
-    const incremental = await timedExport(db, site, budget);
+    const snapshot = times > 1 ? siteSnapshot(site, work) : null;
+    const runs: Timed[] = [];
+    for (let rep = 0; rep < times; rep++) {
+      if (rep > 0) snapshot!.restore();
+      runs.push(await timedExport(db, site, budget));
+    }
+    const incremental = runs[runs.length - 1]!;
+    const seconds = median(runs.map((run) => run.seconds));
     const full = oneFull ? full1 : await timedExport(db, join(work, `fresh${step}`), budget);
     db.close();
-    console.log(`  ${label}: incremental ${incremental.seconds.toFixed(1)} s (${incremental.result.written} written, ${incremental.result.reused} linked, ${incremental.result.kept} kept), `
-      + `full ${full.seconds.toFixed(1)} s${oneFull ? ' (the first one)' : ''}: ${(full.seconds / incremental.seconds).toFixed(1)}× (target ≥ ${target}×); `
+    const each = times > 1 ? ` (median of ${times}: ${runs.map((run) => run.seconds.toFixed(2)).join(', ')} s)` : '';
+    console.log(`  ${label}: incremental ${seconds.toFixed(times > 1 ? 2 : 1)} s${each} (${incremental.result.written} written, ${incremental.result.reused} linked, ${incremental.result.kept} kept), `
+      + `full ${full.seconds.toFixed(1)} s${oneFull ? ' (the first one)' : ''}: ${(full.seconds / seconds).toFixed(1)}× (target ≥ ${target}×); `
       + uploadShare(incremental.result.dir, incremental.result.files));
     console.log(`    incremental phases (s): ${incremental.phases}`);
     rmSync(join(work, `fresh${step}`), { recursive: true, force: true });
   };
   console.log(`== ${preset}: the job's steady state`);
-  await steady(1, 'after 1 new block   ', 30);
-  await steady(2, 'after 100 new blocks', 10);
+  await steady(1, 'after 1 new block   ', 30, reps);
+  await steady(2, 'after 100 new blocks', 10, 1);
 
   // One job cycle after 2 new blocks: the source is positioned first, as a node would be.
   db = await open(2);
@@ -213,14 +258,16 @@ async function main(argv: string[]): Promise<void> {
     seed: { type: 'integer', default: 7, help: 'sim seed' },
     dir: { type: 'string', default: BENCH, help: 'where the copies are worked on' },
     'one-full': { type: 'boolean', help: 'compare each incremental export with the first full export' },
+    reps: { type: 'integer', default: 3, help: 'exports after 1 new block, each from the same previous release; the median is compared' },
   }, argv);
+  if (values.reps < 1) usageError(`bench:export: --reps must be at least 1, got ${values.reps}`);
   const presets = simPresets('bench:export', values.presets);
   const { seed, dir } = values;
   const oneFull = values['one-full'];
   mkdirSync(BENCH, { recursive: true });
   mkdirSync(dir, { recursive: true });
   console.log(`working in ${dir}`);
-  for (const preset of presets) await benchPreset(preset, seed, dir, oneFull);
+  for (const preset of presets) await benchPreset(preset, seed, dir, oneFull, values.reps);
 }
 
 await main(process.argv.slice(2));
