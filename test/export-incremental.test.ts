@@ -130,6 +130,12 @@ describe.each<Layout>(['ranges', 'files'])('incremental export (%s layout)', (la
     expect((await db.one<{ pegs: number }>('SELECT pegin_count + pegout_count AS pegs FROM blocks WHERE height = 2401'))?.pegs).toBe(0);
     expect(one.floor).toMatch(/^rendering 0 of \d+ documents: the analysis is the one the previous release shows, so no peg or address changed$/);
     expect(one.incremental.reused).toBeGreaterThan(0);
+    // So are the tables without heights: the previous release's files, which name the analysis that last changed their rows.
+    const tables = ['attribution', 'labels', 'entity_flows'].map((name) => `dumps/${name}.parquet`);
+    for (const path of tables) {
+      expect(Object.keys(changed.changed)).not.toContain(path);
+      expect(statSync(join(one.incremental.dir, path)).nlink).toBeGreaterThan(1);
+    }
 
     // Block 2,402 holds one: only what changed is rendered, not every document of a peg above the floor.
     await advance(2_402, now + 300);
@@ -173,6 +179,7 @@ describe.each<Layout>(['ranges', 'files'])('incremental export (%s layout)', (la
     for (const { address } of old) await db.exec("INSERT OR REPLACE INTO labels (address, entity, category, confidence, source_kind, source_key, source, imported_at) VALUES ($1, 'Coinbarn', 'exchange', 0.9, 'file', 'test', 'test', 0)", [address]);
     await analyze(db, { now: now + 15_300, horizon: HORIZON });
     const labelled = await exportBoth(db, layout, layout);
+    expect(Object.keys(changesOf(labelled.incremental.dir).changed)).toEqual(expect.arrayContaining(['dumps/attribution.parquet', 'dumps/labels.parquet']));
     // A chain partition whose blocks are all analysed leaves the analysis out of its metadata, so a new analysis of the same chain carries it over.
     const open = 'dumps/pegins/pegins-00002450-00002499.parquet';
     expect(open in files(labelled.incremental.dir)).toBe(true);

@@ -97,10 +97,10 @@ export const dumpGlob = (dump: Dump, ext: 'parquet' | 'csv.gz'): string =>
 const METADATA_VARIABLES = exportSql('dumps-metadata');
 const kvMetadata = (entries: [string, string][]): string =>
   `{${entries.map(([key, value]) => `"pegscope.${key}": ${value}`).join(', ')}}`;
-/** A whole table: which chain, which heights, which analysis. */
-const TABLE_METADATA = kvMetadata([
-  ['network', "getvariable('dump_network')"], ['from_height', "getvariable('dump_from_height')"], ['to_height', "getvariable('dump_to_height')"],
-  ['as_of_height', "getvariable('dump_to_height')"], ['updated_at', "getvariable('dump_updated_at')"],
+/** A whole table: which chain, which heights, and the analysis that last changed its rows (a stamp), up to whose height it reaches. */
+const tableMetadata = (stamp: DumpStamp): string => kvMetadata([
+  ['network', "getvariable('dump_network')"], ['from_height', "getvariable('dump_from_height')"], ['to_height', stamp.as_of_height],
+  ['as_of_height', stamp.as_of_height], ['updated_at', stamp.updated_at],
 ]);
 /**
  * Whether a partition names an analysis in its metadata: only while it is
@@ -112,9 +112,11 @@ const TABLE_METADATA = kvMetadata([
  */
 const namesAnalysis = (p: Partition, analysedHeight: number): boolean => p.to > analysedHeight;
 
-/** The analysis a partition at the tip names: SQL expressions of its height and time. */
+/** The analysis a partition at the tip or a whole table names: SQL expressions of its height and time. */
 interface DumpStamp { as_of_height: string; updated_at: string }
 const THIS_ANALYSIS: DumpStamp = { as_of_height: "getvariable('dump_to_height')", updated_at: "getvariable('dump_updated_at')" };
+/** The analysis a digest was recorded with (the one that last changed the rows), as a DumpStamp. */
+const recordedStamp = (digest: RecordedDigest): DumpStamp => ({ as_of_height: `'${digest.stamp.height}'`, updated_at: `'${digest.stamp.time}'` });
 
 /** A partition: its own heights, and the analysis (namesAnalysis) when there is one. */
 const partitionMetadata = (p: Partition, stamp: DumpStamp | null): string => kvMetadata([
@@ -168,6 +170,14 @@ const partitionsFilter = (dump: Dump, size: number, parts: Partition[]): string 
   `${dump.height} >= ${parts[0]!.from} AND (${dump.height} // ${size}) * ${size} IN (${parts.map((p) => p.from).join(', ')})`;
 /** The digest of a partition without rows. */
 const EMPTY_PARTITION = '0';
+/** The digest of a whole table's rows, as partitionDigests makes a partition's. */
+const tableDigest = (query: string): string =>
+  `SELECT md5_number(concat_ws(':', count(*), sum(hash(t)), sum(hash(t, 'row'))))::VARCHAR AS h FROM (${unordered(query)}) t`;
+/** The previous release's Parquet file at `parquet` and its CSV, when it has both. */
+function previousDumpFiles(writer: ReleaseWriter, parquet: string): FileEntry[] | null {
+  const files = [parquet, parquet.replace(/\.parquet$/, '.csv.gz')].map((path) => writer.previousFile(path));
+  return files.every((f) => f !== undefined) ? files as FileEntry[] : null;
+}
 
 /** Each dump's view: its glob and the columns of its query (DESCRIBE plans it, reading no rows). */
 async function dumpViewsOf(conn: DbConnection): Promise<DumpView[]> {
@@ -208,8 +218,8 @@ export interface DumpOptions {
 
 /**
  * The documents index's pseudo-kind for the digests of the dump partitions
- * compared by their rows (q = the partition's Parquet path): each export
- * records those it compared, and only those (workspace.ts recordDumpDigests).
+ * and whole tables compared by their rows (q = the Parquet path): each
+ * export records those it compared, and only those (workspace.ts recordDumpDigests).
  */
 export const DUMP_DIGESTS = 'dump:partition';
 
@@ -254,16 +264,22 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
     const bounds = (await conn.one<{ first: number; top: number }>("SELECT getvariable('dump_from_height')::INTEGER AS first, getvariable('dump_to_height')::INTEGER AS top"))!;
     for (const dump of DUMPS) {
       if (!dump.height) {
-        await copy(exportSql(`dump-${dump.name}`), `dumps/${dump.name}.parquet`, TABLE_METADATA, dump);
+        // A table without heights is compared by its rows: unchanged, it is the previous release's, under the analysis that last changed it.
+        const query = exportSql(`dump-${dump.name}`);
+        const q = `dumps/${dump.name}.parquet`;
+        const { h } = (await conn.one<{ h: string }>(tableDigest(query)))!;
+        const previous = opts.previousDigests.get(q);
+        digests.push({ q, h });
+        const unchanged = previous?.h === h;
+        const files = unchanged ? previousDumpFiles(writer, q) : null;
+        if (files) files.forEach((file) => writer.carryFile(file));
+        else await copy(query, q, tableMetadata(unchanged ? recordedStamp(previous!) : THIS_ANALYSIS), dump);
         continue;
       }
       const size = partitionBlocksOf(dump, opts.partitionBlocks);
       const partitions = partitionsOf(bounds.first, bounds.top, opts.finalUpTo, size);
       const ofDump = dump.dirtyBy === 'rows' ? partitions.map((p) => ({ ...p, final: false })) : partitions;
-      const previousFiles = (p: Partition): FileEntry[] | null => {
-        const files = (['parquet', 'csv.gz'] as const).map((ext) => writer.previousFile(partitionPath(dump.name, p, ext)));
-        return files.every((f) => f !== undefined) ? files as FileEntry[] : null;
-      };
+      const previousFiles = (p: Partition): FileEntry[] | null => previousDumpFiles(writer, partitionPath(dump.name, p, 'parquet'));
       /** A partition below the tip whose rows cannot have changed: the previous release's files. */
       const unchangedBelowTip = (p: Partition): FileEntry[] | null => {
         const sameFinality = p.final === p.to <= opts.previousFinalUpTo;
@@ -311,7 +327,7 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
           continue;
         }
         // A full export writes what an incremental one carries over: the same rows under the same stamp.
-        if (unchanged && namesAnalysis(p, bounds.top)) stamps.set(p, { as_of_height: `'${previous!.stamp.height}'`, updated_at: `'${previous!.stamp.time}'` });
+        if (unchanged && namesAnalysis(p, bounds.top)) stamps.set(p, recordedStamp(previous!));
         toWrite.push(p);
       }
       if (toWrite.length === 0) continue;
