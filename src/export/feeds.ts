@@ -61,7 +61,16 @@ export interface Feed {
   atom: string;
   json: string;
   entries: FeedEntry[];
+  /**
+   * The feed's date (unix seconds): its newest entry's, so a release with the
+   * same entries writes the same bytes; without entries the first analysed
+   * block's, which no later block changes.
+   */
+  updated: number;
 }
+
+/** The time of the first analysed block (null without blocks). */
+const FIRST_BLOCK_TIME = 'SELECT min(time) AS time FROM analysed_blocks';
 
 const page = (height: number): string => `../index.html#/block/${height}`;
 const documentOf = (txid: string): string => `../api/trace?q=${txid}`;
@@ -93,7 +102,9 @@ export async function feedsOf(db: Queryable, stamp: AnalysisStamp): Promise<Feed
   const { network } = stamp;
   const links = await db.all<LinkRow>(FEED_LINKS, [FEED_MIN_CONFIDENCE, FEED_ENTRIES]);
   const risky = await db.all<RiskRow>(FEED_RISK, [FEED_MIN_RISK, FEED_ENTRIES]);
-  return [
+  const first = Number((await db.one<{ time: number | bigint | null }>(FIRST_BLOCK_TIME))?.time ?? stamp.updated_at);
+  const updated = (entries: FeedEntry[]): number => Math.max(0, ...entries.map((e) => e.time)) || first;
+  const feeds = [
     {
       id: `urn:pegscope:${network}:feed:links`, title: `pegscope ${network}: new links at confidence ≥ ${FEED_MIN_CONFIDENCE}`,
       description: `The newest ${FEED_ENTRIES} round-trip links between a peg-in and a later peg-out at confidence ${FEED_MIN_CONFIDENCE} or more (docs/methodology.md).`,
@@ -105,15 +116,13 @@ export async function feedsOf(db: Queryable, stamp: AnalysisStamp): Promise<Feed
       atom: 'risk.atom', json: 'risk.json', entries: risky.map((row) => riskEntry(row, network)),
     },
   ];
+  return feeds.map((feed) => ({ ...feed, updated: updated(feed.entries) }));
 }
 
 const iso = (seconds: number): string => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
 const escapeXml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-/** The feed's date: its newest entry's, so a release with the same entries writes the same bytes (the analysis's time when empty). */
-const feedTime = (feed: Feed, stamp: AnalysisStamp): number => Math.max(0, ...feed.entries.map((e) => e.time)) || stamp.updated_at;
-
-export function atomFeed(feed: Feed, stamp: AnalysisStamp): string {
+export function atomFeed(feed: Feed): string {
   const entries = feed.entries.map((e) => `  <entry>
     <id>${escapeXml(e.id)}</id>
     <title>${escapeXml(e.title)}</title>
@@ -128,7 +137,7 @@ export function atomFeed(feed: Feed, stamp: AnalysisStamp): string {
   <id>${escapeXml(feed.id)}</id>
   <title>${escapeXml(feed.title)}</title>
   <subtitle>${escapeXml(feed.description)}</subtitle>
-  <updated>${iso(feedTime(feed, stamp))}</updated>
+  <updated>${iso(feed.updated)}</updated>
   <author><name>pegscope</name></author>
   <link rel="self" type="application/atom+xml" href="${feed.atom}"/>
   <link rel="alternate" type="application/feed+json" href="${feed.json}"/>
@@ -152,7 +161,7 @@ export function jsonFeed(feed: Feed): string {
 /** Writes both formats of every feed with `put` (the release writer's). */
 export async function writeFeeds(db: Queryable, stamp: AnalysisStamp, put: PutText): Promise<void> {
   for (const feed of await feedsOf(db, stamp)) {
-    put(`feeds/${feed.atom}`, atomFeed(feed, stamp));
+    put(`feeds/${feed.atom}`, atomFeed(feed));
     put(`feeds/${feed.json}`, jsonFeed(feed));
   }
 }
