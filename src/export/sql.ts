@@ -29,10 +29,9 @@ export const WORK_TABLES = [
   // attribution.sql, keys.sql: what documents show of addresses, and the tables of every document's key (the view x_keys);
   // dirty.sql (dirty-all.sql): the peg-ins each address to render funds.
   'x_attribution', 'x_addresses', 'x_address_pegins', 'x_follow_chains',
-  // analysis-digest.sql, peg-digests.sql, dirty.sql (or dirty-all.sql): what changed since the previous release (the view
-  // x_prev_pegs is its digests; x_attr_changed the addresses whose digest the documents index has not), what to render and
-  // the pegs that shows.
-  'x_analysis_digest', 'x_pegs_in_question', 'x_peg_digests', 'x_changed_pegs', 'x_attr_changed', 'x_touched',
+  // peg-digests.sql, dirty.sql (or dirty-all.sql): what changed since the previous release (the view x_prev_pegs is its digests;
+  // x_attr_changed the addresses whose digest the documents index has not), what to render and the pegs that shows.
+  'x_pegs_in_question', 'x_peg_digests', 'x_changed_pegs', 'x_attr_changed', 'x_touched',
   'x_dirty_pegins', 'x_dirty_pegouts', 'x_dirty_addresses',
   'x_dirty_keys', 'x_need_pegins', 'x_need_pegouts',
   // render-every-key.sql, render-batch-keys.sql: the batch of dirty keys the document queries render.

@@ -58,10 +58,13 @@ export const ATTRIBUTION = exportSql('attribution');
 const ATTRIBUTION_NOW = exportSql('attribution-now');
 /** The keys of every per-query document (x_keys and the address tables). */
 const KEYS = exportSql('keys');
-/** The digest of the analysis tables the peg and attribution digests come from (x_analysis_digest). */
+/** The digest of the analysis tables the peg and attribution digests come from. */
 const ANALYSIS_DIGEST = exportSql('analysis-digest');
-/** Whether it is the one the documents index keeps with its digests. */
-const ANALYSIS_INDEXED = 'SELECT coalesce((SELECT digest FROM x_analysis_digest) = (SELECT digest FROM docs_index.analysis), false) AS indexed';
+/** Whether a digest ($1) is the one the documents index keeps with its digests. */
+const ANALYSIS_INDEXED = 'SELECT coalesce($1::UHUGEINT = (SELECT digest FROM docs_index.analysis), false) AS indexed';
+/** Whether a block above height $1 holds a peg: the analysis then has new scores, whatever else it kept. */
+const PEGS_ABOVE = 'SELECT count(*) > 0 AS pegs FROM analysed_blocks WHERE height > $1 AND pegin_count + pegout_count > 0';
+const STAGE_ANALYSIS_DIGEST = 'INSERT INTO docs_index.pending_analysis VALUES ($1::UHUGEINT)';
 /** The digests of the pegs in question and what documents show of each address, for this export and the next (macros dirty_floor(), next_floor()). */
 const PEG_DIGESTS = exportSql('peg-digests');
 /** peg-digests.sql and x_attr_changed when the analysis is the one the index describes: nothing in question, nothing changed. */
@@ -179,6 +182,9 @@ const importLegacyDigests = (attribution: string, pegs: string | null): string =
   ${pegs ? `INSERT INTO docs_index.pegs SELECT side, txid, vout, ${digestOf('digest')} FROM read_parquet(${sqlString(pegs)});` : ''}`;
 
 export class ExportWorkspace {
+  /** This export's analysis digest (analysis-digest.sql), queried on a connection of its own from planDirty on; staged with the documents index. */
+  private analysisDigest: Promise<string> | null = null;
+
   constructor(readonly db: Db) {}
 
   /** The analysis's facts (a_meta), empty when the database has no analysis. */
@@ -212,8 +218,10 @@ export class ExportWorkspace {
     await this.db.exec(KEYS);
     await this.db.exec(previousPegsView(plan.previousPegs));
     await this.db.exec(floorMacros(plan.floor, plan.finalUpTo));
-    await this.db.exec(ANALYSIS_DIGEST);
-    const analysisIndexed = plan.previousPegs && (await this.db.one<{ indexed: boolean }>(ANALYSIS_INDEXED))!.indexed;
+    this.analysisDigest = this.digestAnalysis();
+    // A new block with a peg changes the analysis for certain: its digest is then only staged, and this connection does not wait for it.
+    const mayBeIndexed = plan.previousPegs && !(await this.db.one<{ pegs: boolean }>(PEGS_ABOVE, [plan.previous!.state!.as_of_height]))!.pegs;
+    const analysisIndexed = mayBeIndexed && (await this.db.one<{ indexed: boolean }>(ANALYSIS_INDEXED, [await this.analysisDigest]))!.indexed;
     if (analysisIndexed) {
       await this.db.exec(PEG_DIGESTS_UNCHANGED);
     } else {
@@ -225,6 +233,22 @@ export class ExportWorkspace {
     const keysByKind = new Map((await this.db.all<{ kind: string; n: bigint }>(KEY_COUNTS)).map((r) => [r.kind, Number(r.n)]));
     const dirty = (await this.db.one<{ dirty: bigint }>(DIRTY_COUNTS))!.dirty;
     return { dirty: Number(dirty), keys: [...keysByKind.values()].reduce((sum, n) => sum + n, 0), keysByKind, analysisIndexed };
+  }
+
+  /** The analysis digest (analysis-digest.sql) on a connection of its own, as decimal text. */
+  private digestAnalysis(): Promise<string> {
+    const digest = (async () => {
+      const conn = await this.db.connect();
+      try {
+        for (const sql of [MACROS, ANALYSED, ATTRIBUTION]) await conn.exec(sql);
+        return (await conn.one<{ digest: string }>(ANALYSIS_DIGEST))!.digest;
+      } finally {
+        conn.close();
+      }
+    })();
+    // Awaited by planDirty or stageDocsIndex; a failure is reported there.
+    digest.catch(() => undefined);
+    return digest;
   }
 
   /** The peg-in and peg-out nodes and follow hops the documents to render (x_dirty_keys) show. */
@@ -304,12 +328,15 @@ export class ExportWorkspace {
    * in one transaction, before it is published: `replaces` when it recorded
    * every document. applyDocsIndex takes it in once published.
    */
-  stageDocsIndex(release: string, replaces: boolean): Promise<void> {
-    return this.db.transaction(async () => {
+  async stageDocsIndex(release: string, replaces: boolean): Promise<void> {
+    if (!this.analysisDigest) throw new Error('export: the documents index is staged before planDirty digested the analysis');
+    const digest = await this.analysisDigest;
+    await this.db.transaction(async () => {
       await this.db.exec(CLEAR_PENDING);
       // An export that rendered everything did not need them until now (planDirty).
       if (replaces) await this.db.exec(ATTRIBUTION_CHANGED);
       await this.db.exec(STAGE_DOCS_INDEX);
+      await this.db.exec(STAGE_ANALYSIS_DIGEST, [digest]);
       await this.db.exec(STAGE_DOCS_INDEX_RELEASE, [release, replaces]);
     });
   }
@@ -476,7 +503,9 @@ export class ExportWorkspace {
   }
 
   /** Drops every work table and view (a long-running job would otherwise keep them in memory). */
-  drop(): Promise<void> {
-    return this.db.exec(DROP_WORK_TABLES);
+  async drop(): Promise<void> {
+    // The digest's connection is closed before the database may be.
+    await this.analysisDigest?.catch(() => undefined);
+    await this.db.exec(DROP_WORK_TABLES);
   }
 }
