@@ -8,8 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../src/analysis/analyze.js';
 import { exportRelease } from '../src/export/export.js';
 import { atomFeed, feedsOf } from '../src/export/feeds.js';
-import { ANALYSED } from '../src/export/sql.js';
-import { MACROS } from '../src/export/workspace.js';
+import { withDocumentConnection } from '../src/export/workspace.js';
 import { NO_HOST_BUDGET } from '../src/export/ranges.js';
 import { startServer, type RunningServer } from '../src/serve/server.js';
 import { Db } from '../src/store/db.js';
@@ -116,21 +115,22 @@ describe('feeds in every release', () => {
   });
 
   it('dates a feed without entries by the first analysed block, so analyses that leave it empty write the same bytes', async () => {
-    for (const sql of [MACROS, ANALYSED]) await db.exec(sql);
     const first = Number((await db.one<{ time: number }>('SELECT min(time) AS time FROM blocks'))!.time);
-    await db.exec('BEGIN');
-    try {
-      await db.exec('UPDATE a_pegout_scores SET risk_score = 0');
-      const height = Number((await db.one<{ value: string }>("SELECT value FROM a_meta WHERE key = 'as_of_height'"))!.value);
-      const stamp = { as_of_height: height, updated_at: 1_700_000_100, network: 'regtest' as const };
-      const [one, other] = [await feedsOf(db, stamp), await feedsOf(db, { ...stamp, updated_at: stamp.updated_at + 600 })];
-      const risk = (feeds: typeof one) => feeds.find((feed) => feed.atom === 'risk.atom')!;
-      expect(risk(one).entries).toEqual([]);
-      expect(risk(one).updated).toBe(first);
-      expect(atomFeed(risk(other))).toBe(atomFeed(risk(one)));
-      expect(atom.parse(atomFeed(risk(one))).feed.updated).toBe(new Date(first * 1000).toISOString().replace('.000Z', 'Z'));
-    } finally {
-      await db.exec('ROLLBACK');
-    }
+    await withDocumentConnection(db, async (conn) => {
+      await conn.exec('BEGIN');
+      try {
+        await conn.exec('UPDATE a_pegout_scores SET risk_score = 0');
+        const height = Number((await conn.one<{ value: string }>("SELECT value FROM a_meta WHERE key = 'as_of_height'"))!.value);
+        const stamp = { as_of_height: height, updated_at: 1_700_000_100, network: 'regtest' as const };
+        const [one, other] = [await feedsOf(conn, stamp), await feedsOf(conn, { ...stamp, updated_at: stamp.updated_at + 600 })];
+        const risk = (feeds: typeof one) => feeds.find((feed) => feed.atom === 'risk.atom')!;
+        expect(risk(one).entries).toEqual([]);
+        expect(risk(one).updated).toBe(first);
+        expect(atomFeed(risk(other))).toBe(atomFeed(risk(one)));
+        expect(atom.parse(atomFeed(risk(one))).feed.updated).toBe(new Date(first * 1000).toISOString().replace('.000Z', 'Z'));
+      } finally {
+        await conn.exec('ROLLBACK');
+      }
+    });
   });
 });

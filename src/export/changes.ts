@@ -53,9 +53,9 @@ async function previousStamp(manifest: string): Promise<PreviousRelease | null> 
 export async function writeChanges(db: Db, dir: string, previousDir: string | null, stamp: AnalysisStamp, previousListed: boolean): Promise<ChangeCounts> {
   const manifest = previousDir ? join(previousDir, MANIFEST_FILE) : null;
   const hasPrevious = manifest !== null && existsSync(manifest);
-  const previousChanges = previousDir && join(previousDir, CHANGES_FILE);
-  if (hasPrevious && previousListed && previousChanges && existsSync(previousChanges)) {
-    const bytes = await readFile(previousChanges);
+  const listedChanges = hasPrevious && previousListed ? join(previousDir!, CHANGES_FILE) : null;
+  if (listedChanges && existsSync(listedChanges)) {
+    const bytes = await readFile(listedChanges);
     await db.exec(PREVIOUS_FILES, [CHANGES_FILE, bytes.length, sha256(bytes)]);
   } else {
     await db.exec(hasPrevious ? PREVIOUS_MANIFEST : NO_PREVIOUS_MANIFEST, hasPrevious ? [manifest] : undefined);

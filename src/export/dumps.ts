@@ -145,6 +145,8 @@ async function textColumnsOf(conn: DbConnection, parquet: string): Promise<strin
 /** The rows of a partition in x_dump (in the dump's order: ORDER BY rowid). */
 const partitionRows = (dump: Dump, p: Partition): string => `SELECT * FROM x_dump WHERE ${dump.height} BETWEEN ${p.from} AND ${p.to}`;
 
+/** The digest of the rows `t` (a group of them), as decimal text. */
+const ROWS_DIGEST = "md5_number(concat_ws(':', count(*), sum(hash(t)), sum(hash(t, 'row'))))::VARCHAR";
 /**
  * The digest of each partition's rows from height `from` on (the dump's
  * order is total, so equal rows make an equal file), by the partition's
@@ -153,8 +155,7 @@ const partitionRows = (dump: Dump, p: Partition): string => `SELECT * FROM x_dum
  * another DuckDB version: every partition then counts as changed once.
  */
 const partitionDigests = (dump: Dump, size: number, query: string, from: number): string =>
-  `SELECT (${dump.height} // ${size}) * ${size} AS part_from, md5_number(concat_ws(':', count(*), sum(hash(t)), sum(hash(t, 'row'))))::VARCHAR AS h
-  FROM (${unordered(query)}) t WHERE ${dump.height} >= ${from} GROUP BY ALL`;
+  `SELECT (${dump.height} // ${size}) * ${size} AS part_from, ${ROWS_DIGEST} AS h FROM (${unordered(query)}) t WHERE ${dump.height} >= ${from} GROUP BY ALL`;
 /**
  * A dump's query without its ORDER BY, the last clause of every dump-*.sql:
  * DuckDB sorts a subquery even when a sum over it needs no order (the
@@ -171,8 +172,7 @@ const partitionsFilter = (dump: Dump, size: number, parts: Partition[]): string 
 /** The digest of a partition without rows. */
 const EMPTY_PARTITION = '0';
 /** The digest of a whole table's rows, as partitionDigests makes a partition's. */
-const tableDigest = (query: string): string =>
-  `SELECT md5_number(concat_ws(':', count(*), sum(hash(t)), sum(hash(t, 'row'))))::VARCHAR AS h FROM (${unordered(query)}) t`;
+const tableDigest = (query: string): string => `SELECT ${ROWS_DIGEST} AS h FROM (${unordered(query)}) t`;
 /** The previous release's Parquet file at `parquet` and its CSV, when it has both. */
 function previousDumpFiles(writer: ReleaseWriter, parquet: string): FileEntry[] | null {
   const files = [parquet, parquet.replace(/\.parquet$/, '.csv.gz')].map((path) => writer.previousFile(path));

@@ -20,8 +20,8 @@ import type { Db, Queryable } from '../store/db.js';
 import { AMOUNT_TABLE_PATH, amountTableFile } from './amounts.js';
 import { writeFeeds } from './feeds.js';
 import { writeSeries } from './series.js';
-import { ANALYSED, exportSql } from './sql.js';
-import { ATTRIBUTION, MACROS } from './workspace.js';
+import { exportSql } from './sql.js';
+import { withDocumentConnection } from './workspace.js';
 import type { PutText, ReleaseWriter } from './writer.js';
 
 const HEALTH_COUNTS = exportSql('health-counts');
@@ -35,7 +35,6 @@ const TOP_AMOUNTS = exportSql('amounts');
  * (closed on return). Their files are compressed while the next queries run.
  */
 export async function writeEndpointDocuments(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp): Promise<void> {
-  const conn = await db.connect();
   const files: Promise<unknown>[] = [];
   const put: PutText = (path, text) => {
     const file = writer.put(path, text);
@@ -43,16 +42,16 @@ export async function writeEndpointDocuments(db: Db, writer: ReleaseWriter, stam
     file.catch(() => undefined);
     files.push(file);
   };
-  try {
-    // The links name the peg-out's entity (x_attribution).
-    for (const sql of [MACROS, ANALYSED, ATTRIBUTION]) await conn.exec(sql);
-    await writeDocuments(conn, writer, stamp, put);
-    await writeSeries(conn, stamp, put);
-    await writeFeeds(conn, stamp, put);
-  } finally {
-    await Promise.allSettled(files);
-    conn.close();
-  }
+  // The links name the peg-out's entity (x_attribution).
+  await withDocumentConnection(db, async (conn) => {
+    try {
+      await writeDocuments(conn, writer, stamp, put);
+      await writeSeries(conn, stamp, put);
+      await writeFeeds(conn, stamp, put);
+    } finally {
+      await Promise.allSettled(files);
+    }
+  });
   await Promise.all(files);
 }
 

@@ -8,7 +8,7 @@
 import type { RangeKind } from '@pegscope/client';
 import type { AnalysisStamp } from '../api/envelope.js';
 import type { NetworkName } from '../domain/network.js';
-import { sqlString, type Db } from '../store/db.js';
+import { sqlString, type Db, type DbConnection } from '../store/db.js';
 import type { ExportPlan } from './plan.js';
 import { ANALYSED, digestOf, DROP_WORK_TABLES, exportSql } from './sql.js';
 import { wrapJsonSql } from './wrap-json-sql.js';
@@ -50,11 +50,11 @@ export interface RangeLine {
 }
 
 /** The macros every document query uses (coin amounts, JSON assembly). */
-export const MACROS = exportSql('macros');
+const MACROS = exportSql('macros');
 const META = exportSql('meta');
 const CHECKPOINTS = exportSql('checkpoints');
 /** What documents show of each address (x_attribution, and its digest: attribution_now()). */
-export const ATTRIBUTION = exportSql('attribution');
+const ATTRIBUTION = exportSql('attribution');
 const ATTRIBUTION_NOW = exportSql('attribution-now');
 /** The keys of every per-query document (x_keys and the address tables). */
 const KEYS = exportSql('keys');
@@ -181,6 +181,21 @@ const importLegacyDigests = (attribution: string, pegs: string | null): string =
   SELECT address, attribution_digest(attribution::${ATTRIBUTION_STRUCT}, cluster_id, cluster_size) FROM read_parquet(${sqlString(attribution)});
   ${pegs ? `INSERT INTO docs_index.pegs SELECT side, txid, vout, ${digestOf('digest')} FROM read_parquet(${sqlString(pegs)});` : ''}`;
 
+/**
+ * Runs `work` on a connection of its own to `db`, closed after, with what the
+ * documents' queries read defined on it: the macros, the analysed views and
+ * x_attribution (the endpoints' documents, the analysis digest).
+ */
+export async function withDocumentConnection<T>(db: Db, work: (conn: DbConnection) => Promise<T>): Promise<T> {
+  const conn = await db.connect();
+  try {
+    for (const sql of [MACROS, ANALYSED, ATTRIBUTION]) await conn.exec(sql);
+    return await work(conn);
+  } finally {
+    conn.close();
+  }
+}
+
 export class ExportWorkspace {
   /** This export's analysis digest (analysis-digest.sql), queried on a connection of its own from planDirty on; staged with the documents index. */
   private analysisDigest: Promise<string> | null = null;
@@ -237,15 +252,7 @@ export class ExportWorkspace {
 
   /** The analysis digest (analysis-digest.sql) on a connection of its own, as decimal text. */
   private digestAnalysis(): Promise<string> {
-    const digest = (async () => {
-      const conn = await this.db.connect();
-      try {
-        for (const sql of [MACROS, ANALYSED, ATTRIBUTION]) await conn.exec(sql);
-        return (await conn.one<{ digest: string }>(ANALYSIS_DIGEST))!.digest;
-      } finally {
-        conn.close();
-      }
-    })();
+    const digest = withDocumentConnection(this.db, async (conn) => (await conn.one<{ digest: string }>(ANALYSIS_DIGEST))!.digest);
     // Awaited by planDirty or stageDocsIndex; a failure is reported there.
     digest.catch(() => undefined);
     return digest;
