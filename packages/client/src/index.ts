@@ -41,3 +41,7 @@ export {
   RangeFormatError, RANGE_KINDS, RANGE_HASH, RANGES_INDEX_PATH, RANGE_TARGET, RANGE_END,
   type ParsedRange, type RangeHeader, type RangeKind, type RangeLayout, type RangesIndexBody,
 } from './range.js';
+export {
+  parsePublicKey, encodePublicKey, parseSignature, encodeSignature, parseTrustedComment, formatTrustedComment, globalSignedBytes, keyIdHex,
+  base64Encode, base64Decode, concatBytes, SignatureError, type MinisignPublicKey, type MinisignSignature, type SignatureAlgorithm,
+} from './minisign.js';

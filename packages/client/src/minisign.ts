@@ -1,0 +1,152 @@
+/**
+ * minisign's text formats (docs/verifying.md): public keys, signature files
+ * and trusted comments. Pure parsing and encoding, shared by the wallet
+ * client, the explorer page and the batch job's signer; the Ed25519 checks
+ * themselves are done by the caller's crypto.
+ */
+
+/** `Ed`: Ed25519 over the bytes; `ED`: Ed25519 over their BLAKE2b-512 (minisign's default). */
+export type SignatureAlgorithm = 'Ed' | 'ED';
+
+/** A signature or key that is malformed, from another key, or does not verify. */
+export class SignatureError extends Error {
+  // Says which error it is: an Error subclass inherits the name 'Error'.
+  override readonly name = 'SignatureError';
+}
+
+export interface MinisignPublicKey {
+  /** 8 bytes, as stored. */
+  keyId: Uint8Array;
+  /** The key id as minisign prints it: 16 upper-case hex digits of the little-endian number. */
+  keyIdHex: string;
+  /** The Ed25519 public key, 32 bytes. */
+  key: Uint8Array;
+  /** The base64 line (`RWQ…`), what `minisign -P` takes. */
+  line: string;
+}
+
+export interface MinisignSignature {
+  algorithm: SignatureAlgorithm;
+  keyId: Uint8Array;
+  keyIdHex: string;
+  /** The Ed25519 signature of the file (or of its BLAKE2b-512 for `ED`), 64 bytes. */
+  signature: Uint8Array;
+  untrustedComment: string;
+  /** The trusted comment's text, without `trusted comment: `. */
+  trustedComment: string;
+  /** The Ed25519 signature of signature ‖ trusted comment, 64 bytes. */
+  globalSignature: Uint8Array;
+}
+
+const UNTRUSTED = 'untrusted comment: ';
+const TRUSTED = 'trusted comment: ';
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const B64_LINE = /^[A-Za-z0-9+/]*={0,2}$/;
+
+export function base64Encode(bytes: Uint8Array): string {
+  let text = '';
+  for (let i = 0; i < bytes.length; i += 3) {
+    const n = (bytes[i]! << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
+    const left = bytes.length - i;
+    text += B64[n >> 18]! + B64[(n >> 12) & 63]! + (left > 1 ? B64[(n >> 6) & 63]! : '=') + (left > 2 ? B64[n & 63]! : '=');
+  }
+  return text;
+}
+
+/** Strict standard base64 (padding required); SignatureError naming `what` otherwise. */
+export function base64Decode(text: string, what: string): Uint8Array {
+  if (!B64_LINE.test(text) || text.length % 4 !== 0) throw new SignatureError(`${what} is not base64`);
+  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  const bytes = new Uint8Array((text.length / 4) * 3 - padding);
+  let j = 0;
+  for (let i = 0; i < text.length; i += 4) {
+    const n = [0, 1, 2, 3].reduce((acc, k) => (acc << 6) | Math.max(0, B64.indexOf(text[i + k]!)), 0);
+    for (const shift of [16, 8, 0]) if (j < bytes.length) bytes[j++] = (n >> shift) & 255;
+  }
+  return bytes;
+}
+
+export function keyIdHex(keyId: Uint8Array): string {
+  let hex = '';
+  for (let i = keyId.length - 1; i >= 0; i--) hex += keyId[i]!.toString(16).padStart(2, '0');
+  return hex.toUpperCase();
+}
+
+function algorithmOf(bytes: Uint8Array, what: string): SignatureAlgorithm {
+  const name = String.fromCharCode(bytes[0]!, bytes[1]!);
+  if (name === 'Ed' || name === 'ED') return name;
+  throw new SignatureError(`${what} uses algorithm "${name}"; minisign's Ed25519 ("Ed" or "ED") is allowed`);
+}
+
+/** A public key file (two lines) or its base64 line alone. */
+export function parsePublicKey(text: string): MinisignPublicKey {
+  const lines = text.trim().split(/\r?\n/);
+  const line = (lines.length === 2 && lines[0]!.startsWith(UNTRUSTED) ? lines[1]! : lines.length === 1 ? lines[0]! : '').trim();
+  if (!line) throw new SignatureError('a public key is minisign\'s key file or its base64 line ("RW…")');
+  const bytes = base64Decode(line, 'the public key');
+  if (bytes.length !== 42 || algorithmOf(bytes, 'the public key') !== 'Ed') {
+    throw new SignatureError(`the public key has ${bytes.length} bytes; a minisign Ed25519 key has 42 and starts "Ed"`);
+  }
+  const keyId = bytes.slice(2, 10);
+  return { keyId, keyIdHex: keyIdHex(keyId), key: bytes.slice(10), line };
+}
+
+export function encodePublicKey(keyId: Uint8Array, key: Uint8Array): string {
+  const line = base64Encode(concatBytes(new TextEncoder().encode('Ed'), keyId, key));
+  return `${UNTRUSTED}minisign public key ${keyIdHex(keyId)}\n${line}\n`;
+}
+
+/** A `.minisig` file's four lines. */
+export function parseSignature(text: string): MinisignSignature {
+  const lines = text.split(/\r?\n/);
+  if (lines.length < 4 || !lines[0]!.startsWith(UNTRUSTED) || !lines[2]!.startsWith(TRUSTED) || lines.slice(4).some((l) => l !== '')) {
+    throw new SignatureError('not a minisign signature: expected an untrusted comment, a signature, a trusted comment and a global signature');
+  }
+  const body = base64Decode(lines[1]!.trim(), 'the signature');
+  const global = base64Decode(lines[3]!.trim(), 'the global signature');
+  if (body.length !== 74 || global.length !== 64) throw new SignatureError('not a minisign signature: wrong signature length');
+  const keyId = body.slice(2, 10);
+  return {
+    algorithm: algorithmOf(body, 'the signature'), keyId, keyIdHex: keyIdHex(keyId), signature: body.slice(10),
+    untrustedComment: lines[0]!.slice(UNTRUSTED.length), trustedComment: lines[2]!.slice(TRUSTED.length), globalSignature: global,
+  };
+}
+
+export function encodeSignature(s: Omit<MinisignSignature, 'keyIdHex'>): string {
+  const body = base64Encode(concatBytes(new TextEncoder().encode(s.algorithm), s.keyId, s.signature));
+  return `${UNTRUSTED}${s.untrustedComment}\n${body}\n${TRUSTED}${s.trustedComment}\n${base64Encode(s.globalSignature)}\n`;
+}
+
+/** What the global signature covers: the signature, then the trusted comment (UTF-8). */
+export function globalSignedBytes(signature: Uint8Array, trustedComment: string): Uint8Array {
+  return concatBytes(signature, new TextEncoder().encode(trustedComment));
+}
+
+/** minisign's `name:value` fields, tab-separated; a bare word (minisign's `hashed`) has the value ''. */
+export function parseTrustedComment(text: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const part of text.split('\t')) {
+    const colon = part.indexOf(':');
+    if (colon < 0) fields[part] = '';
+    else fields[part.slice(0, colon)] = part.slice(colon + 1);
+  }
+  return fields;
+}
+
+export function formatTrustedComment(fields: ReadonlyArray<readonly [string, string | number]>): string {
+  return fields.map(([name, value]) => {
+    const text = `${name}:${value}`;
+    if (/[\t\r\n]/.test(text)) throw new SignatureError(`a trusted comment field holds no tab or line break: ${name}`);
+    return text;
+  }).join('\t');
+}
+
+export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
