@@ -305,10 +305,14 @@ function addWatchCommands(program: Command): void {
     .action(async (address: string, flags: CommonOptions & WebhookFlags & { webhook: string; label?: string; minConfidence?: number; since?: number; secretFile?: string }) => {
       const config = resolveConfig(flags);
       const secret = flags.secretFile === undefined ? undefined : readSecretFile(flags.secretFile);
-      const { addWatch } = await import('./notify/watchlist.js');
-      const added = await withDb(config, (db) => addWatch(db, config.network, {
+      const [{ addWatch }, { sharedDatabaseFiles, withPrivateFiles }] = await Promise.all([import('./notify/watchlist.js'), import('./store/db.js')]);
+      const added = await withPrivateFiles(() => withDb(config, (db) => addWatch(db, config.network, {
         address, url: flags.webhook, label: flags.label, minConfidence: flags.minConfidence, since: flags.since, secret, allowPrivate: allowPrivateWebhooks(flags),
-      }, Date.now()), true);
+      }, Date.now()), true));
+      for (const { file, mode } of sharedDatabaseFiles(config.dbPath)) {
+        log(`warning: ${file} (mode ${mode.toString(8).padStart(4, '0')}) can be read or changed by other users, and it holds every watch's webhook secret and URL; `
+          + `run \`chmod 600 ${file}\` (docs/deploy.md "The database is private")`);
+      }
       print(`watch ${added.id} on ${address}: events from height ${added.since}`);
       if (secret === undefined) print(`secret ${added.secret}`);
     });

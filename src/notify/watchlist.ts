@@ -85,6 +85,8 @@ export async function addWatch(db: Db, network: NetworkParams, input: WatchInput
   const address = canonicalKey(input.address);
   await db.exec(INSERT_WATCH, [id, address, input.url, secret, input.label ?? null, input.minConfidence ?? DEFAULT_MIN_CONFIDENCE, since,
     await attributionNow(db, address), nowMs]);
+  // The secret and the URL go into the database file now, not into a write-ahead log that outlives this command's umask.
+  await db.checkpoint();
   return { id, secret, since };
 }
 
