@@ -192,7 +192,7 @@ async function cli(args: string[]): Promise<{ code: number; stderr: string }> {
   }
 }
 
-describe('GraphSense TagPacks as graphsense-tagpacks has them: no is_public, mixed currencies (`labels import --public`)', () => {
+describe('probe: GraphSense TagPacks as graphsense-tagpacks has them: no is_public, mixed currencies (`labels import --public`)', () => {
   const packs = new URL('./fixtures/graphsense-packs/', import.meta.url).pathname;
   const dbPath = join(work, 'graphsense.duckdb');
 
