@@ -5,6 +5,7 @@
  * foreign namespace or with an impossible date, and TagPacks as the public
  * graphsense-tagpacks repository has them.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -150,6 +151,16 @@ describe('probe: a TagPack larger than the documented limit', () => {
     const result = await importLabels(db, [dir], mainnet, { skipInvalid: true });
     expect(result.rejected).toEqual([{ file: large, line: 0, cause: 'file',
       reason: 'the TagPack is 100.0 MiB; TagPacks of at most 8.0 MiB are read (docs/labels.md): split it into several packs; nothing from this file was imported' }]);
+    expect(result).toMatchObject({ imported: 1, written: true });
+  });
+
+  it('a FIFO named like a pack is refused without blocking the import', async () => {
+    db = await Db.open(':memory:');
+    const dir = join(work, 'fifo-packs');
+    write('fifo-packs/good.yaml', GOOD_PACK);
+    execFileSync('mkfifo', [join(dir, 'fifo.yaml')]);
+    const result = await importLabels(db, [dir], mainnet, { skipInvalid: true });
+    expect(result.rejected).toEqual([{ file: join(dir, 'fifo.yaml'), line: 0, cause: 'file', reason: 'not a regular file; nothing from this file was imported' }]);
     expect(result).toMatchObject({ imported: 1, written: true });
   });
 });

@@ -6,7 +6,7 @@
  * are mapped to pegscope's by the two tables below, the TagPack's `title`
  * names the source and its `license` gives the terms.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMap, isNode, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { LabelCategory } from '../domain/model.js';
@@ -107,17 +107,22 @@ function tagpackFiles(path: string): string[] {
   return files;
 }
 
-/** A pack's text; a pack over MAX_TAGPACK_BYTES is refused before it is read. */
+/** A pack's text; a pack over MAX_TAGPACK_BYTES, or anything but a regular file (a device, a FIFO), is refused before it is read. */
 function readPack(file: string): string {
+  let fd: number | undefined;
   try {
-    const { size } = statSync(file);
-    if (size > MAX_TAGPACK_BYTES) {
-      throw new LabelFileError(0, `the TagPack is ${mb(size)}; TagPacks of at most ${mb(MAX_TAGPACK_BYTES)} are read (docs/labels.md): split it into several packs; nothing from this file was imported`);
+    fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) throw new LabelFileError(0, 'not a regular file; nothing from this file was imported');
+    if (stat.size > MAX_TAGPACK_BYTES) {
+      throw new LabelFileError(0, `the TagPack is ${mb(stat.size)}; TagPacks of at most ${mb(MAX_TAGPACK_BYTES)} are read (docs/labels.md): split it into several packs; nothing from this file was imported`);
     }
-    return readFileSync(file, 'utf8');
+    return readFileSync(fd, 'utf8');
   } catch (err) {
     if (err instanceof LabelFileError) throw err;
     throw new LabelFileError(0, `cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
