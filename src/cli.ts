@@ -216,7 +216,7 @@ export function buildProgram(): Command {
       const { importLabels, importNotes, importSummary } = await import('./analysis/labels.js');
       const result = await withDb(config, (db) => importLabels(db, files, config.network, { format: flags.format, skipInvalid: flags.skipInvalid, terms: flags.terms, public: flags.public }), true);
       for (const r of result.rejected) log(`rejected ${r.file}:${r.line}: ${r.reason}`);
-      for (const note of importNotes(result, '--public')) log(note);
+      for (const note of importNotes(result, { name: '--public', given: flags.public ?? false })) log(note);
       log(importSummary(result));
       if (!result.written) {
         log('labels: nothing was imported; fix the rejected rows and import again, or pass --skip-invalid to import the valid ones');

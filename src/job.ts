@@ -59,7 +59,7 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
       if (labelFiles.length > 0) {
         const labels = await importLabels(db, labelFiles, config.network, { skipInvalid: opts.skipInvalidLabels, public: opts.labelsPublic });
         for (const r of labels.rejected) opts.log(`labels: rejected ${r.file}:${r.line}: ${r.reason}`);
-        for (const note of importNotes(labels, '--labels-public')) opts.log(note);
+        for (const note of importNotes(labels, { name: '--labels-public', given: opts.labelsPublic ?? false })) opts.log(note);
         opts.log(importSummary(labels));
         if (!labels.written) throw new Error('labels were rejected and nothing was imported; fix them, or pass --skip-invalid-labels');
       }

@@ -213,7 +213,7 @@ describe('probe: GraphSense TagPacks as graphsense-tagpacks has them: no is_publ
     expect(code).toBe(0);
     expect(stderr.match(/no Litecoin tags/g)).toHaveLength(1);
     expect(stderr).toContain(`labels: pack ${join(packs, 'ransomware-shape.yaml')}: no Litecoin tags\n`);
-    expect(stderr).toMatch(/labels: no label imported: the 3 Litecoin tags are in TagPacks that do not set is_public: true, .*; pass --public to import packs from a public source/);
+    expect(stderr).toMatch(/labels: no label imported: 3 Litecoin tags skipped: their TagPacks do not set is_public: true, .*; pass --public to import packs from a public source/);
     expect(stderr).toContain('labels: 0 imported, 0 replaced, 0 removed, 0 rejected, 5 skipped for another currency, 3 skipped as not public\n');
   });
 

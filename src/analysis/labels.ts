@@ -87,19 +87,26 @@ export function importSummary(result: ImportResult): string {
   return result.written ? line : `${line}; nothing was imported`;
 }
 
+/** The flag that imports TagPacks without is_public (`--public`, the job's `--labels-public`), and whether it was given. */
+export interface PublicFlag { name: string; given: boolean }
+
 /**
  * Lines for the operator besides the summary: each TagPack without Litecoin
- * tags, and why nothing was imported when every tag was skipped, with the
- * flag that changes it (`publicFlag`: `--public`, or the job's `--labels-public`).
+ * tags, and why Litecoin tags were skipped as not public (with the flag that
+ * imports them), or why nothing was imported when every tag was skipped.
  */
-export function importNotes(result: ImportResult, publicFlag: string): string[] {
+export function importNotes(result: ImportResult, flag: PublicFlag): string[] {
   const notes = result.withoutLitecoin.map((file) => `labels: pack ${file}: no Litecoin tags`);
-  if (!result.written || result.imported > 0 || result.rejected.length > 0 || result.ignored > 0) return notes;
-  if (result.skipped.notPublic > 0) {
-    notes.push(`labels: no label imported: the ${result.skipped.notPublic} Litecoin tags are in TagPacks that do not set is_public: true, and a pack is private unless told otherwise; `
-      + `pass ${publicFlag} to import packs from a public source such as graphsense-tagpacks (docs/labels.md)`);
-  } else if (result.skipped.otherCurrency > 0) {
-    notes.push(`labels: no label imported: all ${result.skipped.otherCurrency} tags are for other currencies than Litecoin (currency LTC); no flag changes that`);
+  if (!result.written) return notes;
+  const nothing = result.imported === 0 ? 'no label imported: ' : '';
+  const { notPublic, otherCurrency } = result.skipped;
+  if (notPublic > 0) {
+    notes.push(flag.given
+      ? `labels: ${nothing}${notPublic} Litecoin tags skipped: their TagPacks set is_public: false`
+      : `labels: ${nothing}${notPublic} Litecoin tags skipped: their TagPacks do not set is_public: true, and a pack is private unless told otherwise; `
+        + `pass ${flag.name} to import packs from a public source such as graphsense-tagpacks (docs/labels.md)`);
+  } else if (nothing && otherCurrency > 0 && result.rejected.length === 0 && result.ignored === 0) {
+    notes.push(`labels: no label imported: all ${otherCurrency} tags are for currencies other than Litecoin (currency LTC); no flag changes that`);
   }
   return notes;
 }
