@@ -168,12 +168,13 @@ export function buildProgram(): Command {
     .option('--every <duration>', 'repeat every duration (30s, 5m, 1h); one run at a time; with --config each run does every network in turn')
     .option('--labels <files...>', 'label files to import before analysing, their format told by each file (docs/labels.md); a rejected row fails the run')
     .option('--skip-invalid-labels', 'import the valid labels of --labels even when some are rejected')
+    .option('--labels-public', 'import the tags of TagPacks in --labels that do not set is_public (packs from a public source, such as graphsense-tagpacks)')
     .option('--config <file>', 'run every network of a config file in turn, one after the other (docs/deploy.md)')
     .option('--json', 'print a summary of each published run as one line of JSON on standard output (release_id, as_of_height, files written, linked and changed, seconds); the log stays on standard error')
     .action(async (flags: SourceFlags & JobOptions & ReleaseFlags & MemoryFlags & WebhookFlags & { every?: string; config?: string; horizon: number; json?: boolean }) => {
       const configs = flags.config ? loadConfigFile(flags.config).map((site) => site.config) : [resolveConfig(flags)];
       const options: JobOptions = { ...sourceOptions(flags), to: flags.to, allowSyncing: flags.allowSyncing, horizon: flags.horizon, memoryLimitMb: flags.memoryLimit, ...releaseOptions(flags), labels: flags.labels,
-        skipInvalidLabels: flags.skipInvalidLabels, allowPrivateWebhooks: allowPrivateWebhooks(flags), log, onSummary: flags.json ? printJson : undefined };
+        skipInvalidLabels: flags.skipInvalidLabels, labelsPublic: flags.labelsPublic, allowPrivateWebhooks: allowPrivateWebhooks(flags), log, onSummary: flags.json ? printJson : undefined };
       const { runJobs, runJobsEvery } = await import('./job.js');
       await (flags.every ? runJobsEvery(configs, options, flags.every) : runJobs(configs, options));
     });
@@ -209,11 +210,13 @@ export function buildProgram(): Command {
     .addOption(new Option('--format <format>', 'the files\' format (default: told by each file\'s extension, else its first bytes)').choices(LABEL_FORMATS))
     .option('--skip-invalid', 'import the valid labels even when some are rejected (by default a rejected row imports nothing)')
     .option('--terms <text>', 'terms or licence of labels whose source states none (a label file\'s rows without terms, a pool list, a TagPack without license)')
-    .action(async (files: string[], flags: CommonOptions & { format?: LabelFormat; skipInvalid?: boolean; terms?: string }) => {
+    .option('--public', 'import the tags of TagPacks that do not set is_public (a pack is private unless told otherwise): packs from a public source, such as graphsense-tagpacks')
+    .action(async (files: string[], flags: CommonOptions & { format?: LabelFormat; skipInvalid?: boolean; terms?: string; public?: boolean }) => {
       const config = resolveConfig(flags);
-      const { importLabels, importSummary } = await import('./analysis/labels.js');
-      const result = await withDb(config, (db) => importLabels(db, files, config.network, { format: flags.format, skipInvalid: flags.skipInvalid, terms: flags.terms }), true);
+      const { importLabels, importNotes, importSummary } = await import('./analysis/labels.js');
+      const result = await withDb(config, (db) => importLabels(db, files, config.network, { format: flags.format, skipInvalid: flags.skipInvalid, terms: flags.terms, public: flags.public }), true);
       for (const r of result.rejected) log(`rejected ${r.file}:${r.line}: ${r.reason}`);
+      for (const note of importNotes(result, { name: '--public', given: flags.public ?? false })) log(note);
       log(importSummary(result));
       if (!result.written) {
         log('labels: nothing was imported; fix the rejected rows and import again, or pass --skip-invalid to import the valid ones');
@@ -302,10 +305,14 @@ function addWatchCommands(program: Command): void {
     .action(async (address: string, flags: CommonOptions & WebhookFlags & { webhook: string; label?: string; minConfidence?: number; since?: number; secretFile?: string }) => {
       const config = resolveConfig(flags);
       const secret = flags.secretFile === undefined ? undefined : readSecretFile(flags.secretFile);
-      const { addWatch } = await import('./notify/watchlist.js');
-      const added = await withDb(config, (db) => addWatch(db, config.network, {
+      const [{ addWatch }, { sharedDatabaseFiles, withPrivateFiles }] = await Promise.all([import('./notify/watchlist.js'), import('./store/db.js')]);
+      const added = await withPrivateFiles(() => withDb(config, (db) => addWatch(db, config.network, {
         address, url: flags.webhook, label: flags.label, minConfidence: flags.minConfidence, since: flags.since, secret, allowPrivate: allowPrivateWebhooks(flags),
-      }, Date.now()), true);
+      }, Date.now()), true));
+      for (const { file, mode } of sharedDatabaseFiles(config.dbPath)) {
+        log(`warning: ${file} (mode ${mode.toString(8).padStart(4, '0')}) can be read or changed by other users, and it holds every watch's webhook secret and URL; `
+          + `run \`chmod 600 ${file}\` (docs/deploy.md "The database is private")`);
+      }
       print(`watch ${added.id} on ${address}: events from height ${added.since}`);
       if (secret === undefined) print(`secret ${added.secret}`);
     });

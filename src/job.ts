@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { acquireJobLock } from './lock.js';
 import { analyze } from './analysis/analyze.js';
-import { importLabels, importSummary } from './analysis/labels.js';
+import { importLabels, importNotes, importSummary } from './analysis/labels.js';
 import { parseDuration, type ResolvedConfig } from './config.js';
 import { exportRelease } from './export/export.js';
 import type { HostBudget, Layout } from './export/ranges.js';
@@ -30,6 +30,8 @@ export interface JobOptions extends SourceOptions {
   labels?: string[];
   /** Import the valid labels even when some are rejected (ImportOptions.skipInvalid). */
   skipInvalidLabels?: boolean;
+  /** Import TagPacks that do not set is_public (ImportOptions.public, `--labels-public`). */
+  labelsPublic?: boolean;
   /** Webhooks may go to loopback and private addresses (--allow-private-webhooks). */
   allowPrivateWebhooks?: boolean;
   /** Delivery's retry policy, limits and clock (tests); the defaults of notify/deliver.ts otherwise. */
@@ -55,8 +57,9 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
       const simLabels = join(simTruthDir(config.dbPath), SIM_LABELS_FILE);
       if (config.network.name === 'sim' && existsSync(simLabels)) labelFiles.unshift(simLabels);
       if (labelFiles.length > 0) {
-        const labels = await importLabels(db, labelFiles, config.network, { skipInvalid: opts.skipInvalidLabels });
+        const labels = await importLabels(db, labelFiles, config.network, { skipInvalid: opts.skipInvalidLabels, public: opts.labelsPublic });
         for (const r of labels.rejected) opts.log(`labels: rejected ${r.file}:${r.line}: ${r.reason}`);
+        for (const note of importNotes(labels, { name: '--labels-public', given: opts.labelsPublic ?? false })) opts.log(note);
         opts.log(importSummary(labels));
         if (!labels.written) throw new Error('labels were rejected and nothing was imported; fix them, or pass --skip-invalid-labels');
       }

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { guardCell, toCsv } from '../src/api/csv.js';
+import { FORMULA_START, guardCell, toCsv } from '../src/api/csv.js';
 import { document, wrapJson, type AnalysisStamp } from '../src/api/envelope.js';
 import { wrapJsonSql } from '../src/export/wrap-json-sql.js';
 import { NETWORKS, type NetworkName } from '../src/domain/network.js';
@@ -45,6 +45,27 @@ describe('CSV', () => {
     expect(guardCell(cell)).toBe(`'${cell}`);
     const [, row] = toCsv(['c'], [[cell]]).split(/\n(?=.)/);
     expect(row!.replace(/^"|"\n?$/g, '').startsWith("'")).toBe(true);
+  });
+
+  /** Starts a spreadsheet trims or reads as = + - @ (full-width and small forms, the minus sign) before it parses a formula. */
+  const LOOKALIKE_STARTS = [' =1+2', '\u00a0=1+2', '\u3000=1+2', '\u2003@SUM(A1)', '\ufeff=1', '\u200b=1', '\n=1', '\u000b=1',
+    '\uff1d1+2', '\uff0b1', '\uff0d1', '\uff20SUM(A1)', '\ufe661', '\ufe621', '\ufe631', '\ufe6bSUM(A1)', '\u22121'];
+
+  it.each(LOOKALIKE_STARTS)('probe: prefixes %j (a space, a non-breaking space or a full-width or lookalike formula start) with a quote', (cell) => {
+    expect(guardCell(cell)).toBe(`'${cell}`);
+  });
+
+  it('probe: the CSV dumps\' SQL guard (DuckDB\'s regular expressions) guards exactly the cells guardCell does', async () => {
+    const db = await Db.open(':memory:');
+    try {
+      const cells = [...LOOKALIKE_STARTS, '=1', '-1', 'Coinbarn', 'a = b', '1.5', '', '\uff21'];
+      const rows = await db.all<{ i: number; guarded: boolean }>(
+        `SELECT i, regexp_matches(cell, $1) AS guarded FROM (VALUES ${cells.map((_, i) => `(${i}, $${i + 2}::VARCHAR)`).join(', ')}) t(i, cell) ORDER BY i`,
+        [FORMULA_START.source, ...cells]);
+      expect(rows.map((r) => r.guarded)).toEqual(cells.map((c) => guardCell(c) !== c));
+    } finally {
+      db.close();
+    }
   });
 
   it('leaves ordinary cells alone and reads back any text exactly (after the guard)', () => {

@@ -49,9 +49,9 @@ describe('OFAC SDN list', () => {
     const other = join(work, 'other.xml');
     writeFileSync(other, '<?xml version="1.0"?><rss><channel/></rss>');
     const undated = join(work, 'undated.xml');
-    writeFileSync(undated, '<sdnList><sdnEntry><lastName>X</lastName></sdnEntry></sdnList>');
+    writeFileSync(undated, '<sdnList xmlns="http://tempuri.org/sdnList.xsd"><sdnEntry><lastName>X</lastName></sdnEntry></sdnList>');
     const broken = join(work, 'broken.xml');
-    writeFileSync(broken, '<sdnList><publshInformation><Publish_Date>11/20/2026</Publish_Date></publshInformation><sdnEntry></sdnList>');
+    writeFileSync(broken, '<sdnList xmlns="http://tempuri.org/sdnList.xsd"><publshInformation><Publish_Date>11/20/2026</Publish_Date></publshInformation><sdnEntry></sdnList>');
     const result = await importLabels(db, [other, undated, broken], NETWORKS.mainnet);
     expect(result.rejected.map((r) => [r.cause, r.reason])).toEqual([
       ['file', 'the root element is <rss>, not <sdnList>: not an OFAC SDN list (sdn.xml)'],

@@ -13,7 +13,21 @@ describe('webhook targets', () => {
     expect(isPrivateAddress(address)).toBe(true);
   });
 
-  it.each(['1.1.1.1', '8.8.8.8', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('%s is public', (address) => {
+  it.each([
+    '::127.0.0.1', '::7f00:1', '::10.0.0.1', '::8.8.8.8', '::169.254.169.254', '0:0:0:0:0:0:127.0.0.1',
+    '::ffff:0:127.0.0.1', '::ffff:0:7f00:1', '::ffff:0:8.8.8.8', '0:0:0:0:ffff:0:a00:1',
+    '0:0:0:0:0:FFFF:127.0.0.1', '0:0:0:0:0:ffff:7f00:1', '::FFFF:A9FE:A9FE', '::ffff:0.0.0.0', '64:ff9b::127.0.0.1',
+  ])('probe: %s (IPv4-compatible ::/96, IPv4-translated ::ffff:0:0:0/96, or an IPv4-mapped or NAT64 address spelled otherwise) is not public', (address) => {
+    expect(isPrivateAddress(address)).toBe(true);
+  });
+
+  it('probe: refuses http://[::127.0.0.1]/ and http://[::ffff:0:127.0.0.1]/ as webhooks', async () => {
+    for (const url of ['http://[::127.0.0.1]/', 'http://[::ffff:0:127.0.0.1]:8080/hook', 'http://[0:0:0:0:0:ffff:127.0.0.1]/']) {
+      await expect(pinTarget(new URL(url), false), url).rejects.toThrow(TargetRefused);
+    }
+  });
+
+  it.each(['1.1.1.1', '8.8.8.8', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '0:0:0:0:0:ffff:808:808'])('%s is public', (address) => {
     expect(isPrivateAddress(address)).toBe(false);
   });
 

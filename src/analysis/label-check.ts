@@ -3,6 +3,7 @@
  * its provenance, what a file gives, and the strict checks of one label's
  * fields. A label is checked the same whichever format it came from.
  */
+import { canonicalKey } from '@pegscope/client';
 import { isValidAddress } from '../domain/address.js';
 import { LABEL_CATEGORY_NAMES, type LabelCategory } from '../domain/model.js';
 import type { NetworkParams } from '../domain/network.js';
@@ -25,6 +26,8 @@ const PLAIN_DECIMAL = /^\d+(?:\.\d+)?$/;
 /** Characters that would reach a terminal or a document as control codes or reorder the text around them. */
 const CONTROL = /[\p{Cc}\u2028\u2029]/u;
 const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+/** Characters outside XML 1.0's Char production that are not control codes: the Atom feed could not carry them (a lone surrogate, U+FFFE, U+FFFF). */
+export const NOT_XML_CHAR = /[\p{Cs}\uFFFE\uFFFF]/u;
 const CONTROL_NAMES: Record<number, string> = { 0x00: 'NUL', 0x09: 'tab', 0x0a: 'line feed', 0x0d: 'carriage return', 0x1b: 'ESC' };
 const ALLOWED_CONFIDENCE = 'write a plain decimal number from 0 to 1, such as 0.8';
 /** Characters of user text a message quotes back: any address fits. */
@@ -72,9 +75,13 @@ export interface FileLabels {
   /** Placeholder rows (an address starting with EXAMPLE), as the documentation's examples have. */
   ignored: number;
   skipped: Skipped;
+  /** The files of TagPacks that hold no Litecoin tag (each is named once to the operator). */
+  withoutLitecoin: string[];
 }
 
-export const emptyFileLabels = (): FileLabels => ({ sources: [], labels: [], poolTags: [], rejected: [], ignored: 0, skipped: { otherCurrency: 0, notPublic: 0 } });
+export const emptyFileLabels = (): FileLabels => ({
+  sources: [], labels: [], poolTags: [], rejected: [], ignored: 0, skipped: { otherCurrency: 0, notPublic: 0 }, withoutLitecoin: [],
+});
 
 /** Thrown for a file that cannot be read as a whole (unreadable, bad header, not the format): nothing of it is imported. */
 export class LabelFileError extends Error {
@@ -99,6 +106,8 @@ export function checkLabel(fields: Record<string, unknown>, network: NetworkPara
   if (PLACEHOLDER.test(address)) return { kind: 'placeholder' };
   if (!address) return rejected('address', 'address is missing');
   if (!isValidAddress(address, network)) return rejected('address', `address ${shown(address)} is not a valid ${network.name} address`);
+  // Upper-case bech32 is valid (BIP-173), but the chain's addresses are lower-case: store the form lookups use.
+  const canonical = canonicalKey(address);
 
   const entity = text(fields, 'entity');
   if (typeof entity === 'object') return rejected('entity', entity.problem);
@@ -128,7 +137,7 @@ export function checkLabel(fields: Record<string, unknown>, network: NetworkPara
   const termsProblem = printableProblem('terms', terms, MAX_TERMS_CHARS);
   if (termsProblem) return rejected('terms', termsProblem);
 
-  return { kind: 'label', label: { address, entity, category: name as LabelCategory, confidence, source, terms: terms || null } };
+  return { kind: 'label', label: { address: canonical, entity, category: name as LabelCategory, confidence, source, terms: terms || null } };
 }
 
 /** A text field with surrounding spaces removed ('' when absent), or why it is not text. */
@@ -156,10 +165,11 @@ function confidenceOf(value: unknown): number | string {
 export function printableProblem(field: string, value: string, max: number): string | undefined {
   const chars = [...value];
   if (chars.length > max) return `${field} is ${chars.length} characters long; at most ${max} are allowed`;
-  const at = chars.findIndex((ch) => CONTROL.test(ch) || BIDI.test(ch));
+  const at = chars.findIndex((ch) => CONTROL.test(ch) || BIDI.test(ch) || NOT_XML_CHAR.test(ch));
   if (at < 0) return undefined;
   const ch = chars[at]!;
   const code = codePoint(ch);
+  if (NOT_XML_CHAR.test(ch)) return `${field} contains ${code} at character ${at + 1}, which is not a character (XML documents such as the Atom feeds cannot hold it) and is not allowed`;
   if (BIDI.test(ch)) return `${field} contains the bidirectional control character ${code} at character ${at + 1}; it can make text display in a misleading order and is not allowed`;
   const name = CONTROL_NAMES[ch.codePointAt(0)!];
   return `${field} contains the control character ${code}${name ? ` (${name})` : ''} at character ${at + 1}; only printable text on one line is allowed`;
@@ -172,7 +182,7 @@ export function shown(value: string): string {
   const chars = [...value];
   const cut = chars.slice(0, SHOWN_CHARS).join('');
   const escaped = cut.replace(/["\\]/g, (c) => `\\${c}`)
-    .replace(new RegExp(`${CONTROL.source}|${BIDI.source}`, 'gu'), (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`);
+    .replace(new RegExp(`${CONTROL.source}|${BIDI.source}|${NOT_XML_CHAR.source}`, 'gu'), (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`);
   return `"${escaped}"${chars.length > SHOWN_CHARS ? `… (${chars.length} characters)` : ''}`;
 }
 

@@ -20,6 +20,12 @@ export const OFAC_SOURCE: SourceId = { kind: 'ofac', key: 'SDN' };
 export const OFAC_TERMS = 'public domain (U.S. Government work, OFAC Specially Designated Nationals list)';
 /** Being on the list is certain; what the address did is the list's claim, which `sanctioned` says. */
 const OFAC_CONFIDENCE = 1;
+/**
+ * The namespaces the Treasury has published SDN.XML in: the Sanctions List
+ * Service's, and the classic list's schema. A root in any other namespace is
+ * another document that happens to use the same element names.
+ */
+export const SDN_NAMESPACES: readonly string[] = ['https://sanctionslistservice.ofac.treas.gov/api/PublicationPreview/exports/XML', 'http://tempuri.org/sdnList.xsd'];
 /** The SDN list's date format, MM/DD/YYYY. */
 const PUBLISH_DATE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
 
@@ -58,7 +64,7 @@ export async function ofacLabels(file: string, network: NetworkParams): Promise<
 
 /** The entries holding ids and the list's date (ISO), streamed; a file that is not an SDN list throws a LabelFileError. */
 async function readSdn(file: string): Promise<{ entries: SdnEntry[]; publishDate: string }> {
-  const parser = new SaxesParser();
+  const parser = new SaxesParser({ xmlns: true });
   const entries: SdnEntry[] = [];
   const path: string[] = [];
   let entry: SdnEntry | null = null;
@@ -66,8 +72,8 @@ async function readSdn(file: string): Promise<{ entries: SdnEntry[]; publishDate
   let text = '';
   let publishDate = '';
   parser.on('opentag', (tag) => {
-    const name = localName(tag.name);
-    if (path.length === 0 && name !== 'sdnList') throw new LabelFileError(parser.line, `the root element is <${tag.name}>, not <sdnList>: not an OFAC SDN list (sdn.xml)`);
+    const name = tag.local;
+    if (path.length === 0) checkRoot(tag.name, name, tag.uri, parser.line);
     path.push(name);
     text = '';
     if (name === 'sdnEntry') entry = { lastName: '', firstName: '', programs: [], ids: [] };
@@ -103,14 +109,27 @@ async function readSdn(file: string): Promise<{ entries: SdnEntry[]; publishDate
   return { entries, publishDate: isoDate(publishDate) };
 }
 
-/** The element's name without a namespace prefix (the list declares a default namespace; a copy may prefix it). */
-const localName = (name: string): string => name.slice(name.indexOf(':') + 1);
+/** An SDN list's root: <sdnList> (a copy may prefix it) in one of SDN_NAMESPACES. */
+function checkRoot(qualified: string, local: string, uri: string, line: number): void {
+  if (local !== 'sdnList') throw new LabelFileError(line, `the root element is <${shownName(qualified)}>, not <sdnList>: not an OFAC SDN list (sdn.xml)`);
+  if (!SDN_NAMESPACES.includes(uri)) {
+    throw new LabelFileError(line, `the root element <sdnList> is in ${uri ? `the namespace "${shownName(uri)}"` : 'no namespace'}, not in one the Treasury publishes SDN.XML in `
+      + `(${SDN_NAMESPACES.join(' or ')}): not an OFAC SDN list`);
+  }
+}
 
-/** MM/DD/YYYY as YYYY-MM-DD; the source's name needs the date, so a list without one is refused. */
+/** A name or namespace from the file, quoted in a message: cut short, printable. */
+const shownName = (text: string): string => text.slice(0, 100).replace(/[^\x20-\x7e]/g, '?');
+
+/** MM/DD/YYYY as YYYY-MM-DD; the source's name needs the date, so a list without a real one is refused. */
 function isoDate(date: string): string {
   const match = PUBLISH_DATE.exec(date);
-  if (!match) {
-    throw new LabelFileError(0, `publshInformation/Publish_Date is ${date ? `"${date.slice(0, 40)}", not MM/DD/YYYY` : 'missing'}: the labels' source is named by that date (OFAC SDN YYYY-MM-DD)`);
+  const [month, day, year] = match ? [Number(match[1]), Number(match[2]), Number(match[3])] : [0, 0, 0];
+  // Date.UTC rolls an impossible date over (13/45 → the next year): a date that reads back the same exists.
+  const real = new Date(Date.UTC(year, month - 1, day));
+  if (!match || real.getUTCFullYear() !== year || real.getUTCMonth() !== month - 1 || real.getUTCDate() !== day) {
+    const what = !date ? 'missing' : match ? `"${date}", not a date that exists (month 1–12, a day of that month)` : `"${shownName(date.slice(0, 40))}", not MM/DD/YYYY`;
+    throw new LabelFileError(0, `publshInformation/Publish_Date is ${what}: the labels' source is named by that date (OFAC SDN YYYY-MM-DD)`);
   }
   return `${match[3]}-${match[1]!.padStart(2, '0')}-${match[2]!.padStart(2, '0')}`;
 }

@@ -17,7 +17,7 @@ import {
 import { fileLabels } from './label-files.js';
 import { ofacLabels } from './label-ofac.js';
 import { poolLabels } from './label-pools.js';
-import { tagpackLabels } from './label-tagpack.js';
+import { tagpackLabels, type TagpackOptions } from './label-tagpack.js';
 
 export interface ImportOptions {
   /** The files' format; inferred from each file (its extension, else its first bytes) when absent. */
@@ -26,6 +26,8 @@ export interface ImportOptions {
   skipInvalid?: boolean;
   /** The terms of labels whose source states none (`--terms`): a label file's rows without `terms`, a pool list, a TagPack without `license`. */
   terms?: string;
+  /** Import the tags of TagPacks that do not set `is_public` (`--public`): packs from a public source such as graphsense-tagpacks. */
+  public?: boolean;
   /** Unix seconds recorded as the import time (default: now). */
   now?: number;
 }
@@ -46,6 +48,8 @@ export interface ImportResult {
   duplicates: number;
   ignored: number;
   skipped: Skipped;
+  /** The files of TagPacks that hold no Litecoin tag. */
+  withoutLitecoin: string[];
   rejected: Rejection[];
   written: boolean;
 }
@@ -83,12 +87,36 @@ export function importSummary(result: ImportResult): string {
   return result.written ? line : `${line}; nothing was imported`;
 }
 
+/** The flag that imports TagPacks without is_public (`--public`, the job's `--labels-public`), and whether it was given. */
+export interface PublicFlag { name: string; given: boolean }
+
+/**
+ * Lines for the operator besides the summary: each TagPack without Litecoin
+ * tags, and why Litecoin tags were skipped as not public (with the flag that
+ * imports them), or why nothing was imported when every tag was skipped.
+ */
+export function importNotes(result: ImportResult, flag: PublicFlag): string[] {
+  const notes = result.withoutLitecoin.map((file) => `labels: pack ${file}: no Litecoin tags`);
+  if (!result.written) return notes;
+  const nothing = result.imported === 0 ? 'no label imported: ' : '';
+  const { notPublic, otherCurrency } = result.skipped;
+  if (notPublic > 0) {
+    notes.push(flag.given
+      ? `labels: ${nothing}${notPublic} Litecoin tags skipped: their TagPacks set is_public: false`
+      : `labels: ${nothing}${notPublic} Litecoin tags skipped: their TagPacks do not set is_public: true, and a pack is private unless told otherwise; `
+        + `pass ${flag.name} to import packs from a public source such as graphsense-tagpacks (docs/labels.md)`);
+  } else if (nothing && otherCurrency > 0 && result.rejected.length === 0 && result.ignored === 0) {
+    notes.push(`labels: no label imported: all ${otherCurrency} tags are for currencies other than Litecoin (currency LTC); no flag changes that`);
+  }
+  return notes;
+}
+
 export async function importLabels(db: Db, files: string[], network: NetworkParams, opts: ImportOptions = {}): Promise<ImportResult> {
   const parsed: FileLabels[] = [];
   const rejected: Rejection[] = [];
   for (const file of files) {
     try {
-      const one = await readLabels(file, opts.format ?? inferFormat(file), network, opts.terms ?? null);
+      const one = await readLabels(file, opts.format ?? inferFormat(file), network, { terms: opts.terms ?? null, public: opts.public ?? false });
       parsed.push(one);
       rejected.push(...one.rejected);
     } catch (err) {
@@ -104,6 +132,7 @@ export async function importLabels(db: Db, files: string[], network: NetworkPara
       otherCurrency: parsed.reduce((n, p) => n + p.skipped.otherCurrency, 0),
       notPublic: parsed.reduce((n, p) => n + p.skipped.notPublic, 0),
     },
+    withoutLitecoin: parsed.flatMap((p) => p.withoutLitecoin),
     written: false,
   };
   if (rejected.length > 0 && !opts.skipInvalid) return result;
@@ -134,12 +163,12 @@ function firstBytes(path: string): string {
   }
 }
 
-async function readLabels(file: string, format: LabelFormat, network: NetworkParams, terms: string | null): Promise<FileLabels> {
+async function readLabels(file: string, format: LabelFormat, network: NetworkParams, opts: TagpackOptions): Promise<FileLabels> {
   switch (format) {
     case 'ofac': return ofacLabels(file, network);
-    case 'tagpack': return tagpackLabels(file, network, terms);
-    case 'pools': return poolLabels(file, readText(file), network, terms);
-    case 'csv': case 'json': return fileLabels(file, readText(file), format, network, terms);
+    case 'tagpack': return tagpackLabels(file, network, opts);
+    case 'pools': return poolLabels(file, readText(file), network, opts.terms);
+    case 'csv': case 'json': return fileLabels(file, readText(file), format, network, opts.terms);
   }
 }
 

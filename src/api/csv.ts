@@ -3,8 +3,13 @@ import { plainNumber } from './json.js';
 
 export type CsvCell = string | number | null | undefined;
 
-/** Cells starting with these open a formula in spreadsheets (docs/api.md "CSV"); the CSV dumps guard their text with the same pattern. */
-export const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * Cells starting with these open a formula in spreadsheets (docs/api.md "CSV"): = + - @, their full-width
+ * and small forms and the minus sign (some spreadsheets read them as the ASCII ones), and any control,
+ * format or space character (spreadsheets trim some of them before they look for a formula). The CSV
+ * dumps guard their text with the same pattern in DuckDB (RE2 reads this syntax too).
+ */
+export const FORMULA_START = /^[=+\-@\p{Cc}\p{Cf}\p{Zs}\p{Zl}\p{Zp}＝＋－＠﹦﹢﹣﹫−]/u;
 
 /** Prefixes `'` to a cell a spreadsheet would read as a formula. */
 export function guardCell(text: string): string {

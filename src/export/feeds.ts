@@ -120,7 +120,14 @@ export async function feedsOf(db: Queryable, stamp: AnalysisStamp): Promise<Feed
 }
 
 const iso = (seconds: number): string => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
-const escapeXml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+/**
+ * What XML 1.0's Char production excludes (control codes but tab and line ends, lone surrogates, U+FFFE,
+ * U+FFFF), which no escape can carry, and the other control codes, which a reader shows as garbage.
+ */
+const NOT_XML_CHAR = /(?![\t\n\r])[\p{Cc}\p{Cs}\uFFFE\uFFFF]/gu;
+/** Text for an XML element or attribute; a character XML cannot hold becomes U+FFFD, so one bad label never makes the whole feed unreadable. */
+const escapeXml = (text: string): string => text.replace(NOT_XML_CHAR, '\uFFFD')
+  .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 export function atomFeed(feed: Feed): string {
   const entries = feed.entries.map((e) => `  <entry>

@@ -15,7 +15,9 @@ const BLOCKED_V4: readonly [string, number][] = [
   ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ];
 const BLOCKED_V6: readonly [string, number][] = [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32],
+  // ::/96 holds :: and ::1 and the deprecated IPv4-compatible addresses (::127.0.0.1); ::ffff:0:0:0/96 the IPv4-translated
+  // ones (::ffff:0:127.0.0.1), used only inside a translator's own network: neither is a public webhook.
+  ['::', 96], ['::ffff:0:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32],
   ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
 ];
 
@@ -23,11 +25,13 @@ const blocked = new BlockList();
 for (const [net, prefix] of BLOCKED_V4) blocked.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of BLOCKED_V6) blocked.addSubnet(net, prefix, 'ipv6');
 
+/** An IPv6 address in the one spelling URLs use (lower case, zeros compressed, no dotted quad): 0:0:0:0:0:FFFF:127.0.0.1 → ::ffff:7f00:1. */
+const canonicalV6 = (address: string): string => new URL(`http://[${address.replace(/%.*$/, '')}]/`).hostname.slice(1, -1);
+
 /** The IPv4 address inside an IPv4-mapped IPv6 one (::ffff:a.b.c.d), which connects to that IPv4 address. */
 function mappedV4(address: string): string | null {
-  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (dotted) return dotted[1]!;
-  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  if (isIP(address) !== 6) return null;
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonicalV6(address));
   if (!hex) return null;
   const [hi, lo] = [parseInt(hex[1]!, 16), parseInt(hex[2]!, 16)];
   return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
@@ -39,7 +43,7 @@ export function isPrivateAddress(address: string): boolean {
   if (v4) return isPrivateAddress(v4);
   const family = isIP(address);
   if (family === 0) throw new Error(`not an IP address: ${address}`);
-  return blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  return blocked.check(family === 4 ? address : canonicalV6(address), family === 4 ? 'ipv4' : 'ipv6');
 }
 
 /** A refused webhook target; the message names the host and address, never the URL's path or query (they may hold tokens). */

@@ -4,6 +4,7 @@
  * it is added, and appears nowhere else.
  */
 import { randomBytes } from 'node:crypto';
+import { canonicalKey } from '@pegscope/client';
 import { UsageError } from '../config.js';
 import { isValidAddress } from '../domain/address.js';
 import type { NetworkParams } from '../domain/network.js';
@@ -80,8 +81,12 @@ export async function addWatch(db: Db, network: NetworkParams, input: WatchInput
   const since = input.since ?? tip + 1;
   const id = newWatchId();
   const secret = input.secret ?? generateSecret();
-  await db.exec(INSERT_WATCH, [id, input.address, input.url, secret, input.label ?? null, input.minConfidence ?? DEFAULT_MIN_CONFIDENCE, since,
-    await attributionNow(db, input.address), nowMs]);
+  // Upper-case bech32 is valid (BIP-173); the chain's addresses, which the watch is matched with, are lower-case.
+  const address = canonicalKey(input.address);
+  await db.exec(INSERT_WATCH, [id, address, input.url, secret, input.label ?? null, input.minConfidence ?? DEFAULT_MIN_CONFIDENCE, since,
+    await attributionNow(db, address), nowMs]);
+  // The secret and the URL go into the database file now, not into a write-ahead log that outlives this command's umask.
+  await db.checkpoint();
   return { id, secret, since };
 }
 
@@ -89,7 +94,7 @@ export const listWatches = (db: Db): Promise<WatchSummary[]> => db.all<WatchSumm
 
 /** Removes the watch with this id, or every watch of this address, with its events and deliveries; returns the ids removed. */
 export async function removeWatches(db: Db, addressOrId: string): Promise<string[]> {
-  const ids = (await db.all<{ id: string }>(WATCHES_MATCHING, [addressOrId])).map((w) => w.id);
+  const ids = (await db.all<{ id: string }>(WATCHES_MATCHING, [canonicalKey(addressOrId)])).map((w) => w.id);
   await db.transaction(async () => {
     for (const id of ids) for (const sql of DELETE_WATCH) await db.exec(sql, [id]);
   });

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DOUBLE, DuckDBConnection, DuckDBDataChunk, DuckDBInstance, INTEGER, type DuckDBAppender, type DuckDBValue } from '@duckdb/node-api';
@@ -124,6 +124,40 @@ export class DbConnection implements Queryable {
  */
 const ALLOCATOR_SETTINGS: Record<string, string> = { allocator_background_threads: 'true', allocator_flush_threshold: '32MB' };
 
+const PRIVATE_FILE_MODE = 0o600;
+const PRIVATE_DIR_MODE = 0o700;
+/** Permission bits for the group and others. */
+const SHARED_BITS = 0o077;
+
+/** The paths of a database's files that hold its rows: the file and its write-ahead log. */
+export const databaseFiles = (path: string): string[] => [path, `${path}.wal`];
+
+/**
+ * The database's files that users other than its owner may read or write
+ * (with their modes), for a warning: none for :memory: or missing files.
+ */
+export function sharedDatabaseFiles(path: string): { file: string; mode: number }[] {
+  if (path === ':memory:') return [];
+  return databaseFiles(path).map((file) => ({ file, mode: (statSync(file, { throwIfNoEntry: false })?.mode ?? 0) & 0o777 }))
+    .filter(({ mode }) => (mode & SHARED_BITS) !== 0);
+}
+
+/**
+ * Runs `work` with a umask that gives new files to their owner alone, so a
+ * write-ahead log DuckDB creates meanwhile (it deletes and recreates it at
+ * every checkpoint, with the process's umask) is 0600. Only for commands that
+ * write secrets and publish nothing (`watch add`): a release's files must stay
+ * readable by the web server.
+ */
+export async function withPrivateFiles<T>(work: () => Promise<T>): Promise<T> {
+  const previous = process.umask(SHARED_BITS);
+  try {
+    return await work();
+  } finally {
+    process.umask(previous);
+  }
+}
+
 /**
  * One open pegscope database: a DuckDB file (or :memory:) at this pegscope's
  * schema version (schema.ts). The only code that touches the DuckDB driver.
@@ -135,10 +169,14 @@ export class Db {
   private constructor(readonly path: string, private readonly instance: DuckDBInstance, private readonly conn: DuckDBConnection) {}
 
   static async open(path: string): Promise<Db> {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const created = path !== ':memory:' && !existsSync(path);
+    // The database holds webhook secrets and URLs (docs/deploy.md "The database is private"): a directory
+    // pegscope creates for it, and the file itself when new, are its owner's alone.
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
     let instance: DuckDBInstance;
     try {
       instance = await DuckDBInstance.create(path, ALLOCATOR_SETTINGS);
+      if (created) chmodSync(path, PRIVATE_FILE_MODE);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       if (/lock/i.test(message)) {
@@ -249,6 +287,11 @@ export class Db {
       await this.exec('ROLLBACK').catch(() => undefined);
       throw err;
     }
+  }
+
+  /** Moves the write-ahead log into the database file (and removes the log). */
+  async checkpoint(): Promise<void> {
+    await this.exec('CHECKPOINT');
   }
 
   async getMeta(key: string): Promise<string | undefined> {
