@@ -15,7 +15,9 @@ import { verifyRelease } from '../src/export/verify.js';
 import { Db } from '../src/store/db.js';
 import type { SimSource } from '../src/chain/sim/index.js';
 import { parseSecretKey, type SecretKey } from '../src/trust/minisign.js';
+import { startServer } from '../src/serve/server.js';
 import { analysedDb, scanAndAnalyze, treeFiles } from './helpers/export-pipeline.js';
+import { get } from './helpers/http.js';
 
 const MINISIGN = process.env.PEGSCOPE_MINISIGN ?? 'minisign';
 const hasMinisign = spawnSync(MINISIGN, ['-v']).status === 0;
@@ -164,6 +166,20 @@ describe('a signed release', () => {
       const files = readdirSync(join(signed.dir, 'api/range', kind)).map((name) => name.replace(/\.json$/, '')).sort();
       expect(Object.keys(listed).sort()).toEqual(files);
       for (const prefix of files) expect(listed[prefix]).toBe(sha256(readFileSync(join(signed.dir, `api/range/${kind}/${prefix}.json`))));
+    }
+  });
+
+  it('is served by pegscope serve: the manifest\'s signature beside the manifest, and the wallet\'s index', async () => {
+    const server = await startServer({ sites: [{ network: 'sim', outDir: join(work, 'site') }], host: '127.0.0.1', port: 0, rateLimit: 0 });
+    try {
+      for (const path of ['manifest.json.minisig', 'api/signed.json', 'api/signed.json.minisig', 'api/signed/trace/0.json']) {
+        const res = await get(server.url, `/${path}`);
+        expect(res.status, path).toBe(200);
+        expect(res.text, path).toBe(readFileSync(join(signed.dir, path), 'utf8'));
+      }
+      expect((await get(server.url, '/manifest.json.minisig')).headers['content-type']).toBe('text/plain; charset=utf-8');
+    } finally {
+      await server.close();
     }
   });
 
@@ -333,5 +349,13 @@ describe('signed exports, incremental and full', () => {
     const problems: string[] = [];
     await verifyRelease(unsigned.dir, { onProblem: (p) => problems.push(`${p.kind} ${p.path}`) });
     expect(problems).toEqual([]);
+    // The router answers an unsigned release's missing signature 404, not as a damaged release.
+    const server = await startServer({ sites: [{ network: 'sim', outDir: site }], host: '127.0.0.1', port: 0, rateLimit: 0 });
+    try {
+      expect((await get(server.url, '/manifest.json.minisig')).status).toBe(404);
+      expect((await get(server.url, '/api/health')).status).toBe(200);
+    } finally {
+      await server.close();
+    }
   });
 });
