@@ -46,8 +46,4 @@ export {
   base64Encode, base64Decode, concatBytes, SignatureError, VerificationError,
   type MinisignPublicKey, type MinisignSignature, type SignatureAlgorithm, type VerificationFailure,
 } from './minisign.js';
-export {
-  SignedIndex, verifySignature, checkDigest, fileDigest, trustedKeys, SIGNED_INDEX_PATH,
-  type TrustOptions, type Verified, type SignedIndexBody, type VerifiedIndex, type GetReleaseText,
-} from './verify.js';
-export { verifyEd25519 } from './ed25519.js';
+export type { TrustOptions, Verified } from './verify.js';

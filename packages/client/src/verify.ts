@@ -10,6 +10,7 @@ import {
 } from './minisign.js';
 import { keyHash, type RangeKind } from './range.js';
 
+/** Where the wallet's signed index lies in a release. @internal */
 export const SIGNED_INDEX_PATH = 'api/signed.json';
 
 export interface TrustOptions {
@@ -33,7 +34,7 @@ export interface Verified {
   key_id: string;
 }
 
-/** `api/signed.json` (docs/verifying.md). */
+/** `api/signed.json` (docs/verifying.md). @internal */
 export interface SignedIndexBody {
   version: string;
   network: string;
@@ -43,16 +44,16 @@ export interface SignedIndexBody {
   ranges: Partial<Record<RangeKind, { prefix_length: number; shard_length: number; shards: Record<string, string> }>>;
 }
 
-/** A verified index: its body and what its signature says. */
+/** A verified index: its body and what its signature says. @internal */
 export interface VerifiedIndex {
   body: SignedIndexBody;
   verified: Verified;
 }
 
-/** GET a release path's text; null when it answers 404. */
+/** GET a release path's text; null when it answers 404. @internal */
 export type GetReleaseText = (path: string) => Promise<string | null>;
 
-/** Hex sha256 of a file's text (UTF-8): the digest the signed index lists. */
+/** Hex sha256 of a file's text (UTF-8): the digest the signed index lists. @internal */
 export const fileDigest: (text: string) => string = keyHash;
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -60,12 +61,13 @@ const HEX64 = /^[0-9a-f]{64}$/;
 /**
  * The parsed `publicKeys`, or null when none are given (nothing is then
  * verified). A malformed key is a SignatureError at once, not at the first fetch.
+ * @internal
  */
 export function trustedKeys(options: TrustOptions): MinisignPublicKey[] | null {
   return options.publicKeys && options.publicKeys.length > 0 ? options.publicKeys.map(parsePublicKey) : null;
 }
 
-/** Checks a minisign `Ed` signature of `bytes` and its trusted comment; returns the key and the comment's fields. */
+/** Checks a minisign `Ed` signature of `bytes` and its trusted comment; returns the key and the comment's fields. @internal */
 export async function verifySignature(
   bytes: Uint8Array, signatureText: string, keys: readonly MinisignPublicKey[], what: string,
 ): Promise<{ key: MinisignPublicKey; fields: Record<string, string> }> {
@@ -84,6 +86,7 @@ export async function verifySignature(
  * One mirror's signed index, verified and cached, with the shards read from
  * it. Rollback and freeze are checked at every fetch; a cached index is
  * used until it is older than maxAgeSeconds or a file does not match it.
+ * @internal
  */
 export class SignedIndex {
   private newest: number;
@@ -187,7 +190,7 @@ export class SignedIndex {
   }
 }
 
-/** VerificationError unless `text`'s sha256 is `digest`. */
+/** VerificationError unless `text`'s sha256 is `digest`. @internal */
 export function checkDigest(path: string, text: string, digest: string | undefined): void {
   if (digest === undefined || !HEX64.test(digest)) throw new VerificationError(`${SIGNED_INDEX_PATH} lists no sha256 of ${path}`, 'digest');
   const actual = fileDigest(text);
