@@ -113,6 +113,9 @@ function parseBudget(text: string): HostBudget {
   }
 }
 
+/** A repeatable option's values, in order. */
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
 function parseInteger(flag: string, min: number, max: number) {
   return (value: string): number => parseWholeNumber(value, flag, min, max);
 }
@@ -260,13 +263,20 @@ export function buildProgram(): Command {
 
   program.command('verify').description('check a release directory against its manifest.json: every listed file with its size and sha256, nothing else; exit status 0 ok, 1 problems found, 2 not a release directory')
     .argument('<dir>', 'a release directory: out/<network>/current, releases/<id>, or a mirror\'s copy')
-    .option('--json', 'print one JSON object on standard output instead of lines: release_id, as_of_height, files, bytes, ok, problem_counts, problems, seconds (same exit status)')
-    .action(async (dir: string, flags: { json?: boolean }) => {
-      const [{ formatProblem, formatVerdict, isOk, verifyRelease }, { verifySummary }] = await Promise.all([import('./export/verify.js'), import('./summary.js')]);
+    .option('--json', 'print one JSON object on standard output instead of lines: release_id, as_of_height, files, bytes, ok, problem_counts, problems, signature, seconds (same exit status)')
+    .option('--public-key <key>', 'also require manifest.json.minisig and the wallet\'s index signed by this key: a minisign public key (RW…) or its file; repeat it or separate keys with commas to accept any of them (key rotation; docs/verifying.md)', collect, [])
+    .action(async (dir: string, flags: { json?: boolean; publicKey: string[] }) => {
+      const [{ formatProblem, formatVerdict, isOk, verifyRelease }, { verifySummary }, { KeyFileError, readPublicKeys }] = await Promise.all([import('./export/verify.js'), import('./summary.js'), import('./trust/keys.js')]);
+      let publicKeys;
+      try {
+        publicKeys = flags.publicKey.length > 0 ? readPublicKeys(flags.publicKey) : undefined;
+      } catch (err) {
+        throw err instanceof KeyFileError ? new UsageError(err.message) : err;
+      }
       const write = (line: string) => { process.stdout.write(`${line}\n`); };
       const started = performance.now();
       const problems: Problem[] = [];
-      const result = await verifyRelease(dir, { progress: consoleProgress(), onProblem: (problem) => (flags.json ? problems.push(problem) : write(formatProblem(problem))) });
+      const result = await verifyRelease(dir, { progress: consoleProgress(), publicKeys, onProblem: (problem) => (flags.json ? problems.push(problem) : write(formatProblem(problem))) });
       if (flags.json) printJson(await verifySummary(result, isOk(result), problems, started));
       else write(formatVerdict(result));
       if (!isOk(result)) process.exitCode = 1;
