@@ -108,16 +108,15 @@ export class SignedIndex {
     return this.newest;
   }
 
-  /** The cached index, fetched when there is none or it has grown older than maxAgeSeconds. */
+  /** The cached index (or the one being fetched), fetched again when it has grown older than maxAgeSeconds. */
   async index(): Promise<VerifiedIndex> {
-    const cached = this.current && (await this.current.catch(() => null));
-    if (cached && !this.expired(cached.verified)) return cached;
-    return this.refresh(cached);
+    const cached = await (this.current ?? this.fetchIndex());
+    return this.expired(cached.verified) ? this.refresh(cached) : cached;
   }
 
   /** The index fetched again, unless another call has already replaced `stale`. */
-  refresh(stale: VerifiedIndex | null): Promise<VerifiedIndex> {
-    if (this.current && stale) {
+  refresh(stale: VerifiedIndex): Promise<VerifiedIndex> {
+    if (this.current) {
       const pending = this.current;
       return pending.then((c) => (c === stale ? this.fetchIndex() : c), () => this.fetchIndex());
     }
@@ -155,6 +154,10 @@ export class SignedIndex {
   private fetchIndex(): Promise<VerifiedIndex> {
     const fetched = this.load();
     this.current = fetched;
+    // A failed fetch is not cached: the next call tries again.
+    fetched.catch(() => {
+      if (this.current === fetched) this.current = null;
+    });
     return fetched;
   }
 
@@ -173,10 +176,10 @@ export class SignedIndex {
     } catch (err) {
       throw new VerificationError(`${SIGNED_INDEX_PATH} is signed but is not JSON`, 'mismatch', { cause: err });
     }
-    const signedFor = `network ${fields.network}, height ${fields.as_of_height}, release ${fields.release}, file ${fields.file}`;
+    const signedFor = `network ${fields.network}, height ${fields.as_of_height}, file ${fields.file}`;
     if (fields.file !== SIGNED_INDEX_PATH || fields.network !== body.network || Number(body.as_of_height) !== verified.as_of_height
-      || !Number.isSafeInteger(verified.as_of_height) || !Number.isSafeInteger(verified.signed_at)) {
-      throw new VerificationError(`${SIGNED_INDEX_PATH} does not match its trusted comment (${signedFor})`, 'mismatch');
+      || !Number.isSafeInteger(verified.as_of_height) || !Number.isSafeInteger(verified.signed_at) || !isIndexBody(body)) {
+      throw new VerificationError(`${SIGNED_INDEX_PATH} is not an index of the release its trusted comment names (${signedFor})`, 'mismatch');
     }
     if (body.network !== this.network) throw new VerificationError(`${SIGNED_INDEX_PATH} is of the ${body.network} release, but ${this.network} was asked for`, 'mismatch');
     if (verified.as_of_height < this.newest) {
@@ -188,6 +191,14 @@ export class SignedIndex {
     this.newest = verified.as_of_height;
     return { body, verified };
   }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+/** The members a client reads, of the types it reads them as. */
+function isIndexBody(body: unknown): body is SignedIndexBody {
+  return isObject(body) && isObject(body.files) && isObject(body.ranges) && Object.values(body.ranges).every((layout) => isObject(layout)
+    && Number.isInteger(layout.prefix_length) && Number.isInteger(layout.shard_length) && isObject(layout.shards));
 }
 
 /** VerificationError unless `text`'s sha256 is `digest`. @internal */
