@@ -24,6 +24,8 @@ const otherKey = generateSecretKey();
 const DOCTORED_AMOUNT = 123_456_789;
 
 let release: TinyRelease;
+/** The same chain 100 blocks on, signed with the same key. */
+let newer: TinyRelease;
 let served: string;
 let server: PlainServer;
 let height: number;
@@ -31,6 +33,7 @@ let signedAt: number;
 
 beforeAll(async () => {
   release = await exportTinyRelease(1, 2_600, key);
+  newer = await exportTinyRelease(1, 2_700, key);
   served = join(release.root, 'served');
   const signed = readFileSync(join(release.dir, 'api/signed.json.minisig'), 'utf8');
   height = Number(/as_of_height:(\d+)/.exec(signed)![1]);
@@ -41,13 +44,16 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  if (release) rmSync(release.root, { recursive: true, force: true });
+  for (const tree of [release, newer]) if (tree) rmSync(tree.root, { recursive: true, force: true });
 });
 
-beforeEach(() => {
+/** Serves a copy of `dir` (the server serves the directory by name). */
+function serve(dir: string): void {
   rmSync(served, { recursive: true, force: true });
-  cpSync(release.dir, served, { recursive: true });
-});
+  cpSync(dir, served, { recursive: true });
+}
+
+beforeEach(() => serve(release.dir));
 
 const servedPath = (path: string): string => join(served, path);
 
@@ -182,6 +188,27 @@ describe('RangeClient with pinned keys', () => {
     const err = await refusal(new RangeClient({ base: server.url, network: network(), publicKeys, fetch: recordingFetch(asked) }).document('address', keys[0]));
     expect(err.failure).toBe('digest');
     expect(asked.filter((p) => p === 'api/signed.json')).toHaveLength(2);
+  });
+
+  it('follows the mirror to a new release when a range is not the cached index\'s, then refuses to go back (rollback)', async () => {
+    const asked: string[] = [];
+    const client = new RangeClient({ base: server.url, network: network(), publicKeys, fetch: recordingFetch(asked) });
+    const changed = readdirSync(join(newer.dir, 'api/range/trace')).map((n) => `api/range/trace/${n}`)
+      .find((p) => { try { return readFileSync(join(release.dir, p), 'utf8') !== readFileSync(join(newer.dir, p), 'utf8'); } catch { return false; } })!;
+    const traceKey = parseRange(readFileSync(join(newer.dir, changed), 'utf8')).header.range.keys[0]!;
+    await client.document('trace', twoRanges('trace').keys[0]);
+    expect(client.verifiedHeight).toBe(height);
+    serve(newer.dir);
+    asked.length = 0;
+    expect((await client.document('trace', traceKey))?.path).toBe(changed);
+    const newHeight = (await client.verified())!.as_of_height;
+    expect(newHeight).toBeGreaterThan(height);
+    expect(client.verifiedHeight).toBe(newHeight);
+    expect(asked.filter((p) => p === 'api/signed.json')).toHaveLength(1);
+    serve(release.dir);
+    const err = await refusal(client.document('trace', traceKey));
+    expect(err.failure).toBe('rollback');
+    expect(err.message).toBe(`rollback: the release is at height ${height}, older than height ${newHeight} already verified`);
   });
 
   it('refuses a rollback when the mirror goes back to an older release', async () => {
