@@ -17,6 +17,7 @@ import {
 import { generateSecretKey, publicKeyFile, signBytes, type SecretKey } from '../src/trust/minisign.js';
 import { exportTinyRelease, type TinyRelease } from './helpers/tiny-release.js';
 import { startPlainServer, type PlainServer } from './helpers/plain-server.js';
+import { startServer } from '../src/serve/server.js';
 
 const key: SecretKey = generateSecretKey();
 const publicKeys = [publicKeyFile(key)];
@@ -215,5 +216,22 @@ describe('RangeClient with pinned keys', () => {
     const client = new RangeClient({ base: server.url, network: network(), publicKeys, minHeight: height + 1 });
     const err = await refusal(client.document('trace', twoRanges('trace').keys[0]));
     expect(err.failure).toBe('rollback');
+  });
+});
+
+describe('through the router (pegscope serve)', () => {
+  it('a verified table and a verified lookup: the router answers the signed index, its shards and the very range bytes', async () => {
+    const router = await startServer({ sites: [{ network: 'sim', outDir: release.outDir }], host: '127.0.0.1', port: 0, rateLimit: 0 });
+    try {
+      const base = `${router.url}/`;
+      const table = await fetchAmountTable({ base, network: network(), publicKeys });
+      expect(table.verified?.as_of_height).toBe(height);
+      const { paths, keys } = twoRanges('follow');
+      const client = new RangeClient({ base, network: network(), publicKeys });
+      expect((await client.document('follow', keys[0]))?.path).toBe(paths[0]);
+      expect(client.verifiedHeight).toBe(height);
+    } finally {
+      await router.close();
+    }
   });
 });
