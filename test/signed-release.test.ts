@@ -15,7 +15,9 @@ import { verifyRelease } from '../src/export/verify.js';
 import { Db } from '../src/store/db.js';
 import type { SimSource } from '../src/chain/sim/index.js';
 import { parseSecretKey, type SecretKey } from '../src/trust/minisign.js';
+import { startServer } from '../src/serve/server.js';
 import { analysedDb, scanAndAnalyze, treeFiles } from './helpers/export-pipeline.js';
+import { get } from './helpers/http.js';
 
 const MINISIGN = process.env.PEGSCOPE_MINISIGN ?? 'minisign';
 const hasMinisign = spawnSync(MINISIGN, ['-v']).status === 0;
@@ -167,6 +169,20 @@ describe('a signed release', () => {
     }
   });
 
+  it('is served by pegscope serve: the manifest\'s signature beside the manifest, and the wallet\'s index', async () => {
+    const server = await startServer({ sites: [{ network: 'sim', outDir: join(work, 'site') }], host: '127.0.0.1', port: 0, rateLimit: 0 });
+    try {
+      for (const path of ['manifest.json.minisig', 'api/signed.json', 'api/signed.json.minisig', 'api/signed/trace/0.json']) {
+        const res = await get(server.url, `/${path}`);
+        expect(res.status, path).toBe(200);
+        expect(res.text, path).toBe(readFileSync(join(signed.dir, path), 'utf8'));
+      }
+      expect((await get(server.url, '/manifest.json.minisig')).headers['content-type']).toBe('text/plain; charset=utf-8');
+    } finally {
+      await server.close();
+    }
+  });
+
   it('holds no trace of the secret key, in the release, its state or the log', () => {
     const secretLine = readFileSync(secretFile, 'utf8').split('\n')[1]!;
     const needles = [secretLine, secretLine.slice(40, 80), Buffer.from(key.seed).toString('base64'), Buffer.from(key.seed).toString('hex')];
@@ -267,6 +283,22 @@ describe('a signed release', () => {
     }
     expect(existsSync(join(out, 'current'))).toBe(false);
   });
+
+  it('job --sign-key signs the release it publishes, and export signs with the key PEGSCOPE_SIGN_KEY names', async () => {
+    const out = join(work, 'job-site');
+    const job = await run(['job', '--network', 'sim', '--source', 'sim', '--preset', 'tiny', '--to', '600', '--db', join(work, 'job.duckdb'), '--out', out, '--sign-key', secretFile]);
+    expect(job.code, job.stderr).toBe(0);
+    expect((await run(['verify', join(out, 'current'), '--public-key', publicFile])).code).toBe(0);
+    vi.stubEnv('PEGSCOPE_SIGN_KEY', secretFile);
+    try {
+      const exported = await run(['export', '--db', join(work, 'job.duckdb'), '--out', out]);
+      expect(exported.code, exported.stderr).toBe(0);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    const verified = await run(['verify', '--json', join(out, 'current'), '--public-key', publicFile]);
+    expect(JSON.parse(verified.stdout).signature).toMatchObject({ ok: true, key_id: key.keyIdHex, as_of_height: 600 });
+  });
 });
 
 describe('signed exports, incremental and full', () => {
@@ -333,5 +365,13 @@ describe('signed exports, incremental and full', () => {
     const problems: string[] = [];
     await verifyRelease(unsigned.dir, { onProblem: (p) => problems.push(`${p.kind} ${p.path}`) });
     expect(problems).toEqual([]);
+    // The router answers an unsigned release's missing signature 404, not as a damaged release.
+    const server = await startServer({ sites: [{ network: 'sim', outDir: site }], host: '127.0.0.1', port: 0, rateLimit: 0 });
+    try {
+      expect((await get(server.url, '/manifest.json.minisig')).status).toBe(404);
+      expect((await get(server.url, '/api/health')).status).toBe(200);
+    } finally {
+      await server.close();
+    }
   });
 });
