@@ -19,17 +19,25 @@ BASE_POINT[0] = 0x58;
 // A copy: a Node Buffer is a view into a shared pool, so its .buffer holds other bytes too.
 const buffer = (bytes: Uint8Array): ArrayBuffer => new Uint8Array(bytes).buffer as ArrayBuffer;
 
-/** Whether `signature` (64 bytes) is `publicKey`'s (32 bytes) Ed25519 signature of `message`. */
+/**
+ * Whether `signature` (64 bytes) is `publicKey`'s (32 bytes) Ed25519
+ * signature of `message`. A key or signature either implementation rejects
+ * as malformed (not a curve point, an out-of-range scalar) does not verify.
+ */
 export async function verifyEd25519(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): Promise<boolean> {
   const subtle = subtleCrypto();
   webCryptoEd25519 ??= subtle
     ? subtle.importKey('raw', buffer(BASE_POINT), { name: 'Ed25519' }, false, ['verify']).then(() => true, () => false)
     : Promise.resolve(false);
-  if (subtle && (await webCryptoEd25519)) {
-    const key = await subtle.importKey('raw', buffer(publicKey), { name: 'Ed25519' }, false, ['verify']);
-    return subtle.verify({ name: 'Ed25519' }, key, buffer(signature), buffer(message));
+  try {
+    if (subtle && (await webCryptoEd25519)) {
+      const key = await subtle.importKey('raw', buffer(publicKey), { name: 'Ed25519' }, false, ['verify']);
+      return await subtle.verify({ name: 'Ed25519' }, key, buffer(signature), buffer(message));
+    }
+    return await verifyWithNoble(signature, message, publicKey);
+  } catch {
+    return false;
   }
-  return verifyWithNoble(signature, message, publicKey);
 }
 
 /** @noble/ed25519's check, with RFC 8032's rules (no ZIP 215 leniency: WebCrypto's rules too). */
