@@ -24,7 +24,7 @@ export function verifiedLine(verified: Verified): HTMLElement {
 export function verificationWarning(err: unknown, what: string): HTMLElement | null {
   if (!(err instanceof VerificationError)) return null;
   return h('div', { class: 'notice warning', role: 'alert', 'data-verification-failed': err.failure },
-    h('strong', {}, `Not verified: ${what} failed its signature check, so nothing from it is shown. `),
+    h('strong', {}, `Not verified: ${what} is not the file the release ${err.failure === 'mismatch' ? 'asked for' : 'signed'}, so nothing from it is shown. `),
     'This mirror may serve altered data; use another mirror or the publisher\'s site.',
     h('br'), h('small', {}, err.message));
 }
