@@ -80,7 +80,8 @@ function withRelease(cmd: Command): Command {
     .option('--keep <n>', 'complete releases to keep; once there are that many, the oldest is recycled into the next export', parseInteger('--keep', 1, MAX_KEEP), DEFAULT_KEEP_RELEASES)
     .addOption(new Option('--layout <layout>', 'ranges: trace/address/follow/block documents packed into range files (any static host; lookups through the range API or @pegscope/client); files: one file per query (an nginx mirror answering ?q= without Node; needs --host-budget none)').choices(LAYOUTS).default('ranges'))
     .option('--host-budget <limits>', 'fail the export when the release breaks these limits: files=N,file=SIZE,total=SIZE, or none (default files=20000,file=25MiB,total=1GB: Cloudflare Pages, GitHub Pages)', parseBudget, DEFAULT_HOST_BUDGET)
-    .option('--sign-key <file>', 'sign each release with this minisign secret key (env PEGSCOPE_SIGN_KEY; `pegscope keygen` makes one; docs/verifying.md)');
+    .option('--sign-key <file>', 'sign each release with this minisign secret key (env PEGSCOPE_SIGN_KEY; `pegscope keygen` makes one; docs/verifying.md)')
+    .option('--explorer-public-key <key>', 'the explorer page verifies the amount table and range files against this minisign public key (RW… or its file); repeat it or separate keys with commas (key rotation); default: the public half of --sign-key', collect, []);
 }
 
 /**
@@ -98,11 +99,22 @@ async function signKeyOf(flags: { signKey?: string }): Promise<SecretKey | undef
   }
 }
 
-interface ReleaseFlags { keep: number; layout: Layout; hostBudget: HostBudget; signKey?: string }
+interface ReleaseFlags { keep: number; layout: Layout; hostBudget: HostBudget; signKey?: string; explorerPublicKey: string[] }
 interface MemoryFlags { memoryLimit?: number }
 
-async function releaseOptions(flags: ReleaseFlags): Promise<{ keep: number; layout: Layout; hostBudget: HostBudget; signKey?: SecretKey }> {
-  return { keep: flags.keep, layout: flags.layout, hostBudget: flags.hostBudget, signKey: await signKeyOf(flags) };
+async function releaseOptions(flags: ReleaseFlags): Promise<{ keep: number; layout: Layout; hostBudget: HostBudget; signKey?: SecretKey; explorerPublicKeys?: string[] }> {
+  return { keep: flags.keep, layout: flags.layout, hostBudget: flags.hostBudget, signKey: await signKeyOf(flags), explorerPublicKeys: await explorerKeysOf(flags) };
+}
+
+/** The keys of --explorer-public-key, checked before any work; undefined: the default (the public half of --sign-key). */
+async function explorerKeysOf(flags: { explorerPublicKey: string[] }): Promise<string[] | undefined> {
+  if (flags.explorerPublicKey.length === 0) return undefined;
+  const { KeyFileError, readPublicKeys } = await import('./trust/keys.js');
+  try {
+    return readPublicKeys(flags.explorerPublicKey, '--explorer-public-key').map((key) => key.line);
+  } catch (err) {
+    throw err instanceof KeyFileError ? new UsageError(err.message) : err;
+  }
 }
 
 function parseBudget(text: string): HostBudget {

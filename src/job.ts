@@ -30,6 +30,8 @@ export interface JobOptions extends SourceOptions {
   hostBudget?: HostBudget;
   /** Signs each release (ExportOptions.signKey). */
   signKey?: SecretKey;
+  /** The keys the explorer page verifies against (ExportOptions.explorerPublicKeys). */
+  explorerPublicKeys?: readonly string[];
   labels?: string[];
   /** Import the valid labels even when some are rejected (ImportOptions.skipInvalid). */
   skipInvalidLabels?: boolean;
@@ -68,7 +70,7 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
       }
       const analysed = await analyze(db, { horizon: opts.horizon, memoryLimitMb: opts.memoryLimitMb, log: opts.log });
       const exported = await exportRelease(db, {
-        outDir: config.outDir, keep: opts.keep ?? DEFAULT_KEEP_RELEASES, layout: opts.layout, hostBudget: opts.hostBudget, signKey: opts.signKey, memoryLimitMb: opts.memoryLimitMb, progress, log: opts.log,
+        outDir: config.outDir, keep: opts.keep ?? DEFAULT_KEEP_RELEASES, layout: opts.layout, hostBudget: opts.hostBudget, signKey: opts.signKey, explorerPublicKeys: opts.explorerPublicKeys, memoryLimitMb: opts.memoryLimitMb, progress, log: opts.log,
       });
       await notifyWatches(db, config, opts);
       const summary: JobSummary = {

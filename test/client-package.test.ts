@@ -13,14 +13,15 @@ import { runInNewContext } from 'node:vm';
 import { build, type BuildOptions } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  buildAmountCounts, encodeAmountTable, encodeRange, keyHash, parseAmountTable, privacyOf, rangePath, rangePrefix,
+  buildAmountCounts, encodeAmountTable, encodeRange, formatTrustedComment, keyHash, parseAmountTable, privacyOf, rangePath, rangePrefix,
   type AmountTableFile, type RangeHeader,
 } from '@pegscope/client';
+import { generateSecretKey, publicKeyFile, signBytes } from '../src/trust/minisign.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const PACKAGE = join(ROOT, 'packages', 'client');
 /** The installed size a wallet pays. */
-const MAX_INSTALLED_BYTES = 50_000;
+const MAX_INSTALLED_BYTES = 60_000;
 
 interface PackEntry { unpackedSize: number; size: number; files: { path: string; size: number }[]; filename: string }
 
@@ -39,16 +40,33 @@ const RANGE_HEADER: RangeHeader = {
   version: '1', network: 'mainnet', unit: 'LTC', as_of_height: 2_900_000, updated_at: 1_800_000_000,
   range: { kind: 'trace', prefix: PREFIX, hash: 'sha256', keys: [KEY] },
 };
+const RANGE_TEXT = encodeRange(RANGE_HEADER, ['{"trace":{"query":"found"}}']);
+/** The release's signed index (docs/verifying.md) and its shard, signed with SIGNING_KEY. */
+const SIGNING_KEY = generateSecretKey();
+const SHARD_TEXT = JSON.stringify({ kind: 'trace', shard: PREFIX[0], ranges: { [PREFIX]: keyHash(RANGE_TEXT) } });
+const SIGNED_TEXT = JSON.stringify({
+  version: '1', network: 'mainnet', as_of_height: 2_900_000, files: {},
+  ranges: { trace: { prefix_length: 2, shard_length: 1, shards: { [PREFIX[0]!]: keyHash(SHARD_TEXT) } } },
+});
 const FILES: Record<string, string> = {
   'https://mirror.example/api/ranges.json': JSON.stringify({ ...RANGE_HEADER, range: undefined, layout: 'ranges', kinds: { trace: { prefix_length: 2, hash: 'sha256', documents: 1 } } }),
-  [`https://mirror.example/${rangePath('trace', PREFIX)}`]: encodeRange(RANGE_HEADER, ['{"trace":{"query":"found"}}']),
+  [`https://mirror.example/${rangePath('trace', PREFIX)}`]: RANGE_TEXT,
+  'https://mirror.example/api/signed.json': SIGNED_TEXT,
+  'https://mirror.example/api/signed.json.minisig': signBytes(new TextEncoder().encode(SIGNED_TEXT), SIGNING_KEY, formatTrustedComment([
+    ['timestamp', 1_800_000_000], ['file', 'api/signed.json'], ['network', 'mainnet'], ['as_of_height', 2_900_000], ['release', 'r1'], ['key_id', SIGNING_KEY.keyIdHex],
+  ]), 'Ed'),
+  [`https://mirror.example/api/signed/trace/${PREFIX[0]!}.json`]: SHARD_TEXT,
 };
+const PUBLIC_KEY = publicKeyFile(SIGNING_KEY).split('\n')[1]!;
 const EXPECTED = {
   privacy: privacyOf(parseAmountTable(TABLE, { network: 'mainnet', now: 1_800_000_600 }).table, 150_000_000, 'pegin'),
   age: 600,
   hash: keyHash('ltc1example'),
   found: '{"trace":{"query":"found"}}',
   wrongNetwork: 'not a usable amount table: it is the mainnet table, but testnet was asked for',
+  verified: { found: '{"trace":{"query":"found"}}', height: 2_900_000, key: PUBLIC_KEY },
+  doctored: ['VerificationError', 'digest'],
+  forged: ['SignatureError', 'signature', 'api/signed.json: the signature by key ' + SIGNING_KEY.keyIdHex + ' does not match the file'],
 };
 
 /** The consumer program, the same for every way of loading the package: it prints (or returns) what it computed. */
@@ -60,7 +78,21 @@ async function run(table, files) {
   try { parseAmountTable(table, { network: 'testnet' }); } catch (err) { wrongNetwork = err.message; }
   const fetch = async (url) => ({ ok: url in files, status: url in files ? 200 : 404, text: async () => files[url] ?? '' });
   const found = await new RangeClient({ base: 'https://mirror.example', network: 'mainnet', fetch }).document('trace', '${KEY.toUpperCase()}');
-  return { privacy: privacyOf(t, parseCoinAmount('1.5'), 'pegin'), age: ageSeconds, hash: keyHash('ltc1example'), found: found && found.text, wrongNetwork };
+  // Signed: WebCrypto's Ed25519 where the platform has it, else the bundled @noble/ed25519 (no crypto global at all in the bundles' context).
+  const signed = new RangeClient({ base: 'https://mirror.example', network: 'mainnet', fetch, publicKeys: ['${PUBLIC_KEY}'] });
+  const verifiedFound = await signed.document('trace', '${KEY}');
+  const verified = { found: verifiedFound && verifiedFound.text, height: signed.verifiedHeight, key: (await signed.verified()).public_key };
+  const refusal = async (changed) => {
+    const doctoredFetch = async (url) => (url in changed ? { ok: true, status: 200, text: async () => changed[url] } : fetch(url));
+    try { await new RangeClient({ base: 'https://mirror.example', network: 'mainnet', fetch: doctoredFetch, publicKeys: ['${PUBLIC_KEY}'] }).document('trace', '${KEY}'); } catch (err) {
+      return [err.name, err.failure, err instanceof client.VerificationError ? err.message : 'not a VerificationError'];
+    }
+    return null;
+  };
+  const range = files['https://mirror.example/${rangePath('trace', PREFIX)}'];
+  const doctored = (await refusal({ 'https://mirror.example/${rangePath('trace', PREFIX)}': range.replace('found', 'FOUND') })).slice(0, 2);
+  const forged = await refusal({ 'https://mirror.example/api/signed.json': files['https://mirror.example/api/signed.json'].replace('2900000', '2900001') });
+  return { privacy: privacyOf(t, parseCoinAmount('1.5'), 'pegin'), age: ageSeconds, hash: keyHash('ltc1example'), found: found && found.text, wrongNetwork, verified, doctored, forged };
 }
 `;
 
@@ -103,13 +135,17 @@ describe('the packed package', () => {
     expect(manifest.bugs).toEqual({ url: 'https://github.com/pegscope/pegscope/issues' });
   });
 
-  it('its sources import nothing but each other: no npm package, no node: builtin, no Node global', () => {
+  it('its sources import nothing but each other and the bundled @noble/ed25519: no other npm package, no node: builtin, no Node global', () => {
     const src = join(PACKAGE, 'src');
     for (const file of readdirSync(src)) {
       const text = readFileSync(join(src, file), 'utf8');
-      for (const [, spec] of text.matchAll(/(?:import|export)[^'"]*?from\s+'([^']+)'/g)) expect(spec, `${file} imports ${spec}`).toMatch(/^\.\/[\w-]+\.js$/);
+      for (const [, spec] of text.matchAll(/(?:import|export)[^'"]*?from\s+'([^']+)'/g)) {
+        expect(spec, `${file} imports ${spec}`).toMatch(file === 'ed25519.ts' ? /^(?:\.\/[\w-]+\.js|@noble\/ed25519)$/ : /^\.\/[\w-]+\.js$/);
+      }
       expect(text, file).not.toMatch(/\b(?:process|Buffer|require|__dirname)\b[.(]/);
     }
+    // @noble/ed25519 is bundled at build time: the built package requires nothing.
+    expect(readFileSync(join(PACKAGE, 'dist/index.js'), 'utf8')).not.toMatch(/\brequire\(/);
   });
 });
 
@@ -134,11 +170,13 @@ const errors = {
   AmountError: caught(() => client.parseCoinAmount('1,5')),
   RangeFormatError: caught(() => client.parseRange('not a range')),
   LookupError: new client.LookupError('x'),
+  SignatureError: caught(() => client.parsePublicKey('RWQ')),
+  VerificationError: new client.VerificationError('x', 'digest'),
 };
 console.log(JSON.stringify(Object.entries(errors).map(([name, err]) => [name, err instanceof client[name], err.name, inspect(err).split('\\n')[0].split(':')[0]])));
 `);
     expect(JSON.parse(execFileSync(process.execPath, ['errors.cjs'], { cwd: consumer, encoding: 'utf8' }))).toEqual(
-      ['AmountTableError', 'AmountError', 'RangeFormatError', 'LookupError'].map((name) => [name, true, name, name]),
+      ['AmountTableError', 'AmountError', 'RangeFormatError', 'LookupError', 'SignatureError', 'VerificationError'].map((name) => [name, true, name, name]),
     );
   });
 

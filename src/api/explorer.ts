@@ -7,6 +7,8 @@
 import { SERIES_NAMES, seriesPath } from './series.js';
 
 export const EXPLORER_INDEX = 'index.html';
+/** The meta element of index.html naming the keys the page verifies against (docs/verifying.md): `content` is their `RW…` lines, space-separated. */
+export const EXPLORER_PUBLIC_KEYS_META = 'pegscope-public-keys';
 export const ASSETS_DIR = 'assets';
 
 /** Every asset name the build writes (<name>-<hash>.<ext>); no other name under assets/ reaches the file system. */

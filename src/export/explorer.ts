@@ -7,8 +7,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parsePublicKey } from '@pegscope/client';
 import {
-  ASSET_CACHE_CONTROL, ASSET_NAME, ASSET_NAME_NGINX, ASSETS_DIR, CONTENT_SECURITY_POLICY, EXPLORER_INDEX, REFERRER_POLICY,
+  ASSET_CACHE_CONTROL, ASSET_NAME, ASSET_NAME_NGINX, ASSETS_DIR, CONTENT_SECURITY_POLICY, EXPLORER_INDEX, EXPLORER_PUBLIC_KEYS_META, REFERRER_POLICY,
 } from '../api/explorer.js';
 import { analysisCacheControl, DEFAULT_CACHE_SECONDS } from '../api/caching.js';
 import type { ReleaseWriter } from './writer.js';
@@ -18,14 +19,25 @@ export const EXPLORER_BUILD_DIR = fileURLToPath(new URL('../../dist/explorer/', 
 
 /**
  * Copies the built page into the release (assets ≥ 4 KB get their .gz/.br
- * siblings like every file). Returns false, writing nothing, when the page
- * is not built: the API must not wait on it.
+ * siblings like every file), with the public keys it verifies the amount
+ * table and range files against in index.html. Returns false, writing
+ * nothing, when the page is not built: the API must not wait on it.
  */
-export async function writeExplorer(writer: ReleaseWriter, dir = EXPLORER_BUILD_DIR): Promise<boolean> {
+export async function writeExplorer(writer: ReleaseWriter, dir = EXPLORER_BUILD_DIR, publicKeys: readonly string[] = []): Promise<boolean> {
   if (!existsSync(join(dir, EXPLORER_INDEX))) return false;
   const assets = readdirSync(join(dir, ASSETS_DIR)).filter((name) => ASSET_NAME.test(name)).sort();
-  await Promise.all([EXPLORER_INDEX, ...assets.map((name) => `${ASSETS_DIR}/${name}`)].map((rel) => writer.put(rel, readFileSync(join(dir, rel)))));
+  await Promise.all([
+    writer.put(EXPLORER_INDEX, withPublicKeys(readFileSync(join(dir, EXPLORER_INDEX)), publicKeys)),
+    ...assets.map((name) => `${ASSETS_DIR}/${name}`).map((rel) => writer.put(rel, readFileSync(join(dir, rel)))),
+  ]);
   return true;
+}
+
+/** index.html naming `publicKeys` in its meta element; unchanged without keys. A key is base64 (parsePublicKey checks it): nothing to escape. */
+function withPublicKeys(html: Buffer, publicKeys: readonly string[]): Buffer {
+  if (publicKeys.length === 0) return html;
+  const meta = `<meta name="${EXPLORER_PUBLIC_KEYS_META}" content="${publicKeys.map((key) => parsePublicKey(key).line).join(' ')}">\n`;
+  return Buffer.from(html.toString('utf8').replace('</head>', `${meta}</head>`));
 }
 
 export const EXPLORER_MISSING = `the explorer page is not built (${EXPLORER_BUILD_DIR}${EXPLORER_INDEX} is missing), so this release has none; run \`npm run build\``;

@@ -17,7 +17,7 @@ import { writeEndpointDocuments } from './endpoints.js';
 import { writeManifest } from './manifest.js';
 import { signReleaseFile, type ReleaseSigner } from './sign.js';
 import { writeSignedIndex } from './signed-index.js';
-import type { SecretKey } from '../trust/minisign.js';
+import { publicKeyFile, type SecretKey } from '../trust/minisign.js';
 import { CHANGES_FILE, GZ_MIN, MANIFEST_FILE, SIGNED_INDEX_PATH } from '../api/release-files.js';
 import { writeChanges, type ChangeCounts } from './changes.js';
 import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease, type StartedRelease } from './publish.js';
@@ -54,6 +54,12 @@ export interface ExportOptions {
    * and api/signed.json.minisig. The key is held in memory only.
    */
   signKey?: SecretKey;
+  /**
+   * The minisign public keys (`RW…` or key files' text) the explorer page
+   * verifies the amount table and range files against; default: signKey's
+   * public half, else none.
+   */
+  explorerPublicKeys?: readonly string[];
   /** Dirty documents of a kind rendered at once in the range layout (default RENDER_BATCH_DOCS); tests use small batches to get several from a short chain. */
   renderBatchDocs?: number;
   progress?: Progress;
@@ -139,7 +145,8 @@ async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> 
     });
     const step: Step = async (name) => { await opts.onStep?.(name); };
     const signer: ReleaseSigner | null = opts.signKey ? { key: opts.signKey, releaseId: id, now: Date.now } : null;
-    const built = await buildRelease(db, { plan, workspace, log, progress: opts.progress ?? silentProgress, step }, { ...started, outDir: opts.outDir, id, current, signer });
+    const explorerKeys = opts.explorerPublicKeys ?? (opts.signKey ? [publicKeyFile(opts.signKey)] : []);
+    const built = await buildRelease(db, { plan, workspace, log, progress: opts.progress ?? silentProgress, step }, { ...started, outDir: opts.outDir, id, current, signer, explorerKeys });
 
     const dir = await publishRelease(opts.outDir, started, id);
     await step('published');
@@ -162,6 +169,8 @@ interface ReleaseToBuild extends StartedRelease {
   current: string | null;
   /** Signs the release; null: unsigned. */
   signer: ReleaseSigner | null;
+  /** The keys the explorer page verifies against. */
+  explorerKeys: readonly string[];
 }
 
 /**
@@ -171,7 +180,7 @@ interface ReleaseToBuild extends StartedRelease {
  */
 async function buildRelease(db: Db, ctx: Omit<ExportRun, 'writer'>, release: ReleaseToBuild): Promise<{ counts: WriterCounts; changes: ChangeCounts }> {
   const { plan, workspace, log, step } = ctx;
-  const { dir: tmpDir, recycled, stateDir, id, current, signer } = release;
+  const { dir: tmpDir, recycled, stateDir, id, current, signer, explorerKeys } = release;
   let writer: ReleaseWriter | null = null;
   try {
     await step('started');
@@ -181,7 +190,7 @@ async function buildRelease(db: Db, ctx: Omit<ExportRun, 'writer'>, release: Rel
       previous: plan.previousFiles ? { dir: plan.previous!.dir, files: plan.previousFiles } : null, recycledFiles,
     });
     const documents = await writeTree({ ...ctx, writer });
-    if (!await writeExplorer(writer)) log(EXPLORER_MISSING);
+    if (!await writeExplorer(writer, undefined, explorerKeys)) log(EXPLORER_MISSING);
     if (documents.skipped > 0) log(`skipped ${documents.skipped} queries that are not a valid ${plan.stamp.network} address or txid (never used as file names)`);
     if (documents.ranges) log(rangesLine(documents.ranges));
     await writeSignedIndex(writer, plan.stamp, documents.ranges, signer);

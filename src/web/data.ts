@@ -8,7 +8,8 @@ import type { StatsDocument } from '../api/stats.js';
 import type { RecommendationsDocument } from '../api/recommendations.js';
 import type { LinksDocument } from '../api/links.js';
 import type { SeriesDocument, SeriesName } from '../api/series.js';
-import { parseAmountTable, type AmountTable } from '@pegscope/client';
+import { fetchAmountTable, parseAmountTable, type AmountTable, type Verified } from '@pegscope/client';
+import { pagePublicKeys } from './trust.js';
 import { AMOUNT_TABLE_PATH } from '../api/release-files.js';
 
 /** GET a path relative to the page; a non-2xx answer is an error with the server's message. */
@@ -53,15 +54,28 @@ export const stats = (): Promise<StatsDocument> => once('api/stats.json');
 export const recommendations = (): Promise<RecommendationsDocument> => once('api/recommendations.json');
 export const links = (): Promise<LinksDocument> => once('api/links.json');
 export const series = <N extends SeriesName>(name: N): Promise<SeriesDocument<N>> => once(`api/series/${name}.json`);
-let amountTable: Promise<AmountTable> | null = null;
+/** The amount table, and what its signature says when the page has keys (null: not verified). */
+export interface CheckedAmounts {
+  table: AmountTable;
+  verified: Verified | null;
+}
+
+let amountTable: Promise<CheckedAmounts> | null = null;
 
 /**
  * The amount table wallets cache, checked and decoded like a wallet does it
- * (for the release's own network); privacy is computed from it in this page.
+ * (for the release's own network; with the page's keys, against the signed
+ * index); privacy is computed from it in this page.
  */
-export function amounts(): Promise<AmountTable> {
-  amountTable ??= Promise.all([envelope(), once<unknown>(AMOUNT_TABLE_PATH)])
-    .then(([env, file]) => parseAmountTable(file, { network: env.network }).table);
+export function amounts(): Promise<CheckedAmounts> {
+  const publicKeys = pagePublicKeys();
+  amountTable ??= publicKeys.length > 0
+    ? envelope().then(async (env) => {
+      const fetched = await fetchAmountTable({ base: new URL('.', location.href).href, network: env.network, publicKeys });
+      return { table: fetched.table!, verified: fetched.verified ?? null };
+    })
+    : Promise.all([envelope(), once<unknown>(AMOUNT_TABLE_PATH)])
+      .then(([env, file]) => ({ table: parseAmountTable(file, { network: env.network }).table, verified: null }));
   amountTable.catch(() => {
     amountTable = null;
   });

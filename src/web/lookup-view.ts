@@ -13,12 +13,13 @@ import { go, redirect } from './nav.js';
 import { lookupHash, pageHash } from './routes.js';
 import { attributionText, followPath, pegLists } from './pegs-view.js';
 import { downloadButton } from './download.js';
+import { pagePublicKeys, verificationWarning, verifiedLine } from './trust.js';
 
 let source: Promise<LookupSource> | null = null;
 
 /** The lookup source of this mirror, decided once per page load. */
 export function lookupSource(): Promise<LookupSource> {
-  source ??= data.envelope().then((envelope) => openLookup(new URL('.', location.href).href, readWhole, envelope.network));
+  source ??= data.envelope().then((envelope) => openLookup(new URL('.', location.href).href, readWhole, envelope.network, pagePublicKeys()));
   return source;
 }
 
@@ -69,9 +70,11 @@ async function lookUp(text: string, network: TraceDocument['network'], unit: str
   if (!parsed.ok) return show(out, h('p', { class: 'error', role: 'alert' }, parsed.error));
   show(out, h('p', { class: 'loading' }, 'Looking up…'));
   try {
-    show(out, ...await resultOf(parsed.query, unit, lookup));
+    const children = await resultOf(parsed.query, unit, lookup);
+    const verified = await lookup.verified();
+    show(out, verified && verifiedLine(verified), ...children);
   } catch (err) {
-    show(out, h('p', { class: 'error', role: 'alert' }, `The lookup failed: ${(err as Error).message}`));
+    show(out, verificationWarning(err, 'a range file of this lookup') ?? h('p', { class: 'error', role: 'alert' }, `The lookup failed: ${(err as Error).message}`));
   }
 }
 

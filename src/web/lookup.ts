@@ -6,7 +6,7 @@
  */
 import { isValidAddress } from '../domain/address.js';
 import { NETWORKS, type NetworkName } from '../domain/network.js';
-import { RangeClient, type Fetch } from '@pegscope/client';
+import { RangeClient, type Fetch, type Verified } from '@pegscope/client';
 import type { TraceDocument } from '../api/trace.js';
 import type { AddressDocument } from '../api/address.js';
 import type { FollowDocument } from '../api/follow.js';
@@ -50,6 +50,8 @@ export interface LookupSource {
   /** The longest follow chain the release has for an address. */
   follow(q: string): Promise<Found<FollowDocument> | null>;
   block(q: string): Promise<Found<BlockDocument> | null>;
+  /** What the signature of the release's index says, when the lookups are verified; else null. */
+  verified(): Promise<Verified | null>;
 }
 
 class RangeSource implements LookupSource {
@@ -72,6 +74,10 @@ class RangeSource implements LookupSource {
 
   block(q: string): Promise<Found<BlockDocument> | null> {
     return this.client.document('block', q);
+  }
+
+  verified(): Promise<Verified | null> {
+    return this.client.verified();
   }
 }
 
@@ -98,6 +104,10 @@ class QuerySource implements LookupSource {
     return this.get('block', q);
   }
 
+  async verified(): Promise<null> {
+    return null;
+  }
+
   /** The document, or null for a 404 (a block without pegs); other failures throw with the server's message. */
   private async get<T>(endpoint: string, q: string, extra = ''): Promise<Found<T> | null> {
     const path = `api/${endpoint}?q=${encodeURIComponent(q)}${extra}`;
@@ -119,9 +129,9 @@ function errorOf(text: string): string {
   }
 }
 
-/** Range files when the release has them, else lookups by key. */
-export async function openLookup(base: string, fetch: Fetch, network: NetworkName): Promise<LookupSource> {
-  const client = new RangeClient({ base, network, fetch });
+/** Range files when the release has them (verified against `publicKeys` when there are any), else lookups by key. */
+export async function openLookup(base: string, fetch: Fetch, network: NetworkName, publicKeys: readonly string[] = []): Promise<LookupSource> {
+  const client = new RangeClient({ base, network, fetch, publicKeys });
   try {
     await client.layout();
     return new RangeSource(client);

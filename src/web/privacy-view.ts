@@ -9,12 +9,22 @@ import { coin, count } from './format.js';
 import * as data from './data.js';
 import { go } from './nav.js';
 import { privacyHash, privacyRoute } from './routes.js';
+import { verificationWarning, verifiedLine } from './trust.js';
 import { scoreBar } from './pegs-view.js';
 import { nearestPopular } from './popular.js';
 
 export async function render(main: HTMLElement, args: string[]): Promise<void> {
   const route = privacyRoute(args);
-  const [envelope, table] = await Promise.all([data.envelope(), data.amounts()]);
+  const envelope = await data.envelope();
+  let checked: data.CheckedAmounts;
+  try {
+    checked = await data.amounts();
+  } catch (err) {
+    const warning = verificationWarning(err, 'the amount table (api/amounts.json)');
+    if (!warning) throw err;
+    return show(main, h('h1', { tabindex: -1 }, 'Privacy check'), warning);
+  }
+  const { table, verified } = checked;
   const unit = envelope.unit;
   const amount = h('input', { id: 'privacy-amount', name: 'amount', type: 'text', inputmode: 'decimal', autocomplete: 'off', required: true, 'aria-describedby': 'privacy-help' });
   const sideInput = (value: Side, label: string) => h('label', { class: 'choice' },
@@ -31,7 +41,7 @@ export async function render(main: HTMLElement, args: string[]): Promise<void> {
   h('div', { class: 'row' }, amount, h('button', { type: 'submit' }, 'Check')),
   h('fieldset', {}, h('legend', {}, 'Side'), sideInput('pegin', 'Peg-in (coins enter MWEB)'), sideInput('pegout', 'Peg-out (coins leave MWEB)')),
   h('p', { id: 'privacy-help', class: 'help' }, 'Up to 8 decimals, e.g. 1.5. Scored in this page from the release\'s amount table (api/amounts.json, the same for every visitor): the amount is never sent anywhere.'));
-  show(main, h('h1', { tabindex: -1 }, 'Privacy check'), form, result);
+  show(main, h('h1', { tabindex: -1 }, 'Privacy check'), verified && verifiedLine(verified), form, result);
   if (route.amount !== null) amount.value = route.amount;
   if (route.error) show(result, h('p', { class: 'error', role: 'alert' }, `${route.error}.`));
   else if (route.amount !== null) check(table, route.amount, route.side, unit, result);

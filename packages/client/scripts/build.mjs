@@ -46,6 +46,15 @@ const bundled = await build({
 for (const file of bundled.outputFiles) {
   writeFileSync(file.path, file.path.endsWith('.map') ? JSON.stringify(lineMap(JSON.parse(file.text))) : file.contents);
 }
+// Declarations no entry reaches (a module only the bundle uses, such as ed25519.ts) are not shipped.
+const reached = new Set();
+const reach = (name) => {
+  if (reached.has(name)) return;
+  reached.add(name);
+  for (const [, spec] of readFileSync(join(dist, name), 'utf8').matchAll(/from '\.\/([\w-]+)\.js'/g)) reach(`${spec}.d.ts`);
+};
+for (const name of ENTRIES) reach(`${name}.d.ts`);
+for (const name of readdirSync(dist).filter((n) => n.endsWith('.d.ts') && !reached.has(n))) rmSync(join(dist, name));
 for (const name of readdirSync(dist).filter((n) => n.endsWith('.d.ts'))) {
   writeFileSync(join(dist, name), tidyDeclarations(readFileSync(join(dist, name), 'utf8')));
 }
@@ -68,6 +77,9 @@ for (const name of ENTRIES) {
 function lineMap(map) {
   const fields = [0, 0, 0, 0]; // generated column, source, line, column: the deltas' running values
   const kept = [0, 0, 0];
+  // Only the package's own sources: a bundled dependency's lines (node_modules/) are not mapped, nor listed.
+  const ours = map.sources.map((source) => source.startsWith('../src/'));
+  const index = map.sources.map((_, i) => ours.slice(0, i).filter(Boolean).length);
   const lines = map.mappings.split(';').map((line) => {
     fields[0] = 0;
     let previousColumn = 0;
@@ -78,15 +90,24 @@ function lineMap(map) {
       for (let i = 0; i < Math.min(values.length, 4); i++) fields[i] += values[i];
       const place = `${fields[1]}:${fields[2]}`;
       if (values.length < 4 || place === previous) continue;
+      if (!ours[fields[1]]) {
+        // A segment without a source: the dependency's code maps to nothing rather than to the line before it.
+        if (previous !== 'dependency') {
+          segments.push(encodeVlq([fields[0] - previousColumn]));
+          previousColumn = fields[0];
+        }
+        previous = 'dependency';
+        continue;
+      }
       previous = place;
-      segments.push(encodeVlq([fields[0] - previousColumn, fields[1] - kept[0], fields[2] - kept[1], -kept[2]]));
+      segments.push(encodeVlq([fields[0] - previousColumn, index[fields[1]] - kept[0], fields[2] - kept[1], -kept[2]]));
       previousColumn = fields[0];
-      [kept[0], kept[1], kept[2]] = [fields[1], fields[2], 0];
+      [kept[0], kept[1], kept[2]] = [index[fields[1]], fields[2], 0];
     }
     return segments.join(',');
   });
   // The sources are ../src/*.ts from dist/: one sourceRoot instead of a prefix on each.
-  return { version: 3, sourceRoot: '../src/', sources: map.sources.map((source) => source.replace(/^\.\.\/src\//, '')), names: [], mappings: lines.join(';') };
+  return { version: 3, sourceRoot: '../src/', sources: map.sources.filter((_, i) => ours[i]).map((source) => source.replace(/^\.\.\/src\//, '')), names: [], mappings: lines.join(';') };
 }
 
 function decodeVlq(text) {

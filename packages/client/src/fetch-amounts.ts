@@ -3,13 +3,20 @@
 import { AmountTableError, parseAmountTable, type AmountTable } from './amount-table.js';
 import type { FetchSignal } from './lookup.js';
 import type { NetworkName } from './network.js';
+import { checkDigest, SignedIndex, trustedKeys, type TrustOptions, type Verified } from './verify.js';
 
 /** Fetch with the response's headers, for the ETag. */
 export type FetchWithHeaders = (url: string, init?: { headers?: Record<string, string>; signal?: FetchSignal }) => Promise<{
   ok: boolean; status: number; headers: { get(name: string): string | null }; text(): Promise<string>;
 }>;
 
-export interface FetchAmountTableOptions {
+/**
+ * With `publicKeys`, the table is checked against the signed index
+ * (docs/verifying.md) and `etag` is not used: `sha256` (the previous
+ * result's `verified.sha256`) makes an unchanged table a notModified
+ * answer without fetching it.
+ */
+export interface FetchAmountTableOptions extends TrustOptions {
   /** The directory holding `api/`. */
   base: string;
   network: NetworkName;
@@ -19,29 +26,59 @@ export interface FetchAmountTableOptions {
   signal?: FetchSignal;
   /** Unix seconds to compute the age against (default: now). */
   now?: number;
+  /** With publicKeys: the sha256 hex of the wallet's verified table. */
+  sha256?: string;
 }
 
-export type FetchedAmountTable =
-  | { notModified: true; table: null; ageSeconds: null; etag: string }
-  | { notModified: false; table: AmountTable; ageSeconds: number; etag: string | null };
+/** What the signature vouches for, and the table's sha256 (pass it back as `sha256`). */
+export type VerifiedTable = Verified & { sha256: string };
 
-/** GET api/amounts.json (If-None-Match: etag), checked by parseAmountTable; any failure is an AmountTableError. */
+/** `verified` is set when publicKeys were given. */
+export type FetchedAmountTable =
+  | { notModified: true; table: null; ageSeconds: null; etag: string | null; verified?: VerifiedTable }
+  | { notModified: false; table: AmountTable; ageSeconds: number; etag: string | null; verified?: VerifiedTable };
+
+const AMOUNTS_PATH = 'api/amounts.json';
+
+/**
+ * GET api/amounts.json (If-None-Match: etag), checked by parseAmountTable; a
+ * failure is an AmountTableError, and with publicKeys a refused table or
+ * index is a VerificationError.
+ */
 export async function fetchAmountTable(options: FetchAmountTableOptions): Promise<FetchedAmountTable> {
-  const url = `${options.base.endsWith('/') ? options.base : `${options.base}/`}api/amounts.json`;
+  const base = options.base.endsWith('/') ? options.base : `${options.base}/`;
   // A browser's fetch must be called on globalThis ("Illegal invocation" otherwise).
   const fetch = options.fetch ?? (typeof globalThis.fetch === 'function' ? (globalThis.fetch.bind(globalThis) as unknown as FetchWithHeaders) : undefined);
   if (!fetch) throw new AmountTableError('no fetch available: pass one in the options');
-  let response: Awaited<ReturnType<FetchWithHeaders>>;
-  let text: string;
-  try {
-    response = await fetch(url, { headers: options.etag ? { 'if-none-match': options.etag } : {}, signal: options.signal });
-    // Read either way, so the connection is free again.
-    text = await response.text();
-  } catch (err) {
-    throw new AmountTableError(`GET ${url} failed: ${(err as Error).message}`, { cause: err });
+  const get = async (path: string, headers: Record<string, string> = {}): Promise<{ status: number; ok: boolean; text: string; etag: string | null }> => {
+    const url = `${base}${path}`;
+    try {
+      const response = await fetch(url, { headers, signal: options.signal });
+      // Read either way, so the connection is free again.
+      return { status: response.status, ok: response.ok, text: await response.text(), etag: response.headers.get('etag') };
+    } catch (err) {
+      throw new AmountTableError(`GET ${url} failed: ${(err as Error).message}`, { cause: err });
+    }
+  };
+  const keys = trustedKeys(options);
+  let verified: VerifiedTable | undefined;
+  if (keys) {
+    const now = options.now;
+    const signed = new SignedIndex(keys, options.network, options, async (path) => {
+      const response = await get(path);
+      if (response.status === 404) return null;
+      if (!response.ok) throw new AmountTableError(`GET ${base}${path} answered ${response.status}`);
+      return response.text;
+    }, now === undefined ? undefined : () => now);
+    const index = await signed.index();
+    const sha256 = index.body.files[AMOUNTS_PATH] ?? '';
+    verified = { ...index.verified, sha256 };
+    if (options.sha256 === sha256) return { notModified: true, table: null, ageSeconds: null, etag: options.etag ?? null, verified };
   }
-  if (response.status === 304 && options.etag) return { notModified: true, table: null, ageSeconds: null, etag: options.etag };
-  if (!response.ok) throw new AmountTableError(`GET ${url} answered ${response.status}`);
-  const { table, ageSeconds } = parseAmountTable(text, { network: options.network, now: options.now });
-  return { notModified: false, table, ageSeconds, etag: response.headers.get('etag') };
+  const response = await get(AMOUNTS_PATH, options.etag && !keys ? { 'if-none-match': options.etag } : {});
+  if (response.status === 304 && options.etag && !keys) return { notModified: true, table: null, ageSeconds: null, etag: options.etag };
+  if (!response.ok) throw new AmountTableError(`GET ${base}${AMOUNTS_PATH} answered ${response.status}`);
+  if (verified) checkDigest(AMOUNTS_PATH, response.text, verified.sha256 || undefined);
+  const { table, ageSeconds } = parseAmountTable(response.text, { network: options.network, now: options.now });
+  return { notModified: false, table, ageSeconds, etag: response.etag, verified };
 }

@@ -28,7 +28,7 @@ export type {
   Attribution, Category, PeginNode, PeginLink, PegoutNode, PegoutLink,
 } from './documents.js';
 export {
-  fetchAmountTable, type FetchAmountTableOptions, type FetchedAmountTable, type FetchWithHeaders,
+  fetchAmountTable, type FetchAmountTableOptions, type FetchedAmountTable, type FetchWithHeaders, type VerifiedTable,
 } from './fetch-amounts.js';
 export { NETWORK_BASICS, NETWORK_NAMES, isNetworkName, type NetworkBasics, type NetworkName, type Unit } from './network.js';
 export {
@@ -43,5 +43,7 @@ export {
 } from './range.js';
 export {
   parsePublicKey, encodePublicKey, parseSignature, encodeSignature, parseTrustedComment, formatTrustedComment, globalSignedBytes, keyIdHex,
-  base64Encode, base64Decode, concatBytes, SignatureError, type MinisignPublicKey, type MinisignSignature, type SignatureAlgorithm,
+  base64Encode, base64Decode, concatBytes, SignatureError, VerificationError,
+  type MinisignPublicKey, type MinisignSignature, type SignatureAlgorithm, type VerificationFailure,
 } from './minisign.js';
+export type { TrustOptions, Verified } from './verify.js';

@@ -7,10 +7,12 @@
  */
 import type { FollowDocument, RangeDocuments } from './documents.js';
 import { NETWORK_NAMES, type NetworkName } from './network.js';
+import { VerificationError } from './minisign.js';
 import {
   canonicalKey, parseRange, rangePath, rangePrefix, RANGES_INDEX_PATH,
   type ParsedRange, type RangeKind, type RangesIndexBody,
 } from './range.js';
+import { checkDigest, SignedIndex, trustedKeys, type TrustOptions, type Verified, type VerifiedIndex } from './verify.js';
 
 // The platform's AbortSignal from whichever types the project has (DOM, @types/node,
 // React Native's); a project typed with none of them passes no signal and still compiles.
@@ -21,7 +23,8 @@ export type Fetch = (url: string, init?: { headers?: Record<string, string>; sig
   ok: boolean; status: number; text(): Promise<string>;
 }>;
 
-export interface RangeClientOptions {
+/** With `publicKeys`, every range is checked against the signed index (docs/verifying.md); a refused one is a VerificationError. */
+export interface RangeClientOptions extends TrustOptions {
   /** The mirror's base URL: the directory holding `api/` (e.g. https://mirror.example/ or http://127.0.0.1:8080). */
   base: string;
   /** The network the wallet is on: a release of another network is refused, as parseAmountTable refuses its table. */
@@ -59,6 +62,7 @@ export class RangeClient {
   private readonly fetch: Fetch;
   private readonly timeoutMs: number | undefined;
   private index: Promise<RangesIndex> | null = null;
+  private readonly signed: SignedIndex | null;
 
   constructor(opts: RangeClientOptions) {
     if (!(NETWORK_NAMES as readonly string[]).includes(opts.network)) {
@@ -71,6 +75,21 @@ export class RangeClient {
     const fetch = opts.fetch ?? (typeof globalThis.fetch === 'function' ? (globalThis.fetch.bind(globalThis) as unknown as Fetch) : undefined);
     if (!fetch) throw new LookupError('no fetch available: pass one in the options');
     this.fetch = fetch;
+    const keys = trustedKeys(opts);
+    this.signed = keys && new SignedIndex(keys, opts.network, opts, (path) => this.getText(path).catch((err: unknown) => {
+      if (err instanceof NotFound) return null;
+      throw err;
+    }));
+  }
+
+  /** With publicKeys: the newest release height verified so far (store it; pass it as minHeight next time), else null. */
+  get verifiedHeight(): number | null {
+    return this.signed && this.signed.height;
+  }
+
+  /** With publicKeys: what the signature of the index last used says, else null. */
+  async verified(): Promise<Verified | null> {
+    return this.signed && (await this.signed.index()).verified;
   }
 
   /** The layout (prefix length per kind), fetched once and again when a lookup finds it out of date. */
@@ -94,6 +113,7 @@ export class RangeClient {
     // The index is kept for the client's life, but a release's layout changes: when a kind's
     // documents grow, its prefix length does, and the ranges of the old length are gone. A
     // missing range (404), or one from a newer release than the index, means a new layout.
+    if (this.signed) return this.verifiedRange(this.signed, kind, key);
     const index = await this.layout();
     let found: { path: string; range: ParsedRange };
     try {
@@ -136,10 +156,44 @@ export class RangeClient {
   private async rangeOf(index: RangesIndex, kind: RangeKind, key: string): Promise<{ path: string; range: ParsedRange }> {
     const layout = index.kinds[kind];
     if (!layout) throw new LookupError(`the release has no ${kind} ranges`);
-    const path = rangePath(kind, rangePrefix(key, layout.prefix_length));
-    const range = this.parsed(path, await this.getText(path), parseRange);
+    const prefix = rangePrefix(key, layout.prefix_length);
+    const path = rangePath(kind, prefix);
+    return { path, range: this.checkedRange(path, await this.getText(path), kind, prefix) };
+  }
+
+  /**
+   * The range of `key` as the signed index lists it. A warm lookup fetches
+   * only the range file; when its sha256 is not the cached index's (a new
+   * release, or a file missing from this mirror), the index and the shard
+   * are fetched again, once.
+   */
+  private async verifiedRange(signed: SignedIndex, kind: RangeKind, key: string): Promise<{ path: string; range: ParsedRange }> {
+    let index: VerifiedIndex = await signed.index();
+    for (let attempt = 0; ; attempt++) {
+      const layout = index.body.ranges[kind];
+      if (!layout) throw new LookupError(`the release has no ${kind} ranges`);
+      const prefix = rangePrefix(key, layout.prefix_length);
+      const path = rangePath(kind, prefix);
+      try {
+        const [digest, text] = await Promise.all([signed.rangeDigest(index, kind, prefix), this.getText(path)]);
+        checkDigest(path, text, digest);
+        return { path, range: this.checkedRange(path, text, kind, prefix) };
+      } catch (err) {
+        if (attempt > 0 || !(err instanceof NotFound || (err instanceof VerificationError && err.failure === 'digest'))) throw err;
+      }
+      index = await signed.refresh(index);
+    }
+  }
+
+  /** The range file parsed, refused unless it is the asked kind and prefix of this network (a swapped file is no answer). */
+  private checkedRange(path: string, text: string, kind: RangeKind, prefix: string): ParsedRange {
+    const range = this.parsed(path, text, parseRange);
+    const { kind: actualKind, prefix: actualPrefix } = range.header.range;
+    if (actualKind !== kind || actualPrefix !== prefix) {
+      throw new VerificationError(`${this.base}${path} holds the ${actualKind} range ${actualPrefix}, not the ${kind} range ${prefix} asked for`, 'mismatch');
+    }
     this.checkNetwork(path, range.header.network);
-    return { path, range };
+    return range;
   }
 
   /** The index fetched again, unless another lookup has already replaced `stale`. */

@@ -8,10 +8,29 @@
 /** `Ed`: Ed25519 over the bytes; `ED`: Ed25519 over their BLAKE2b-512 (minisign's default). */
 export type SignatureAlgorithm = 'Ed' | 'ED';
 
-/** A signature or key that is malformed, from another key, or does not verify. */
-export class SignatureError extends Error {
+/** Why a verifying client refused a file (docs/verifying.md, "Clients refuse"). */
+export type VerificationFailure = 'signature' | 'rollback' | 'freeze' | 'digest' | 'mismatch';
+
+/**
+ * A file refused by a check against the pinned keys or against what was
+ * asked for: `failure` says which. SignatureError is its `signature` case.
+ */
+export class VerificationError extends Error {
   // Says which error it is: an Error subclass inherits the name 'Error'.
+  override readonly name: string = 'VerificationError';
+
+  constructor(message: string, readonly failure: VerificationFailure, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** A signature or key that is missing, malformed, from a key not trusted, or does not verify. */
+export class SignatureError extends VerificationError {
   override readonly name = 'SignatureError';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, 'signature', options);
+  }
 }
 
 export interface MinisignPublicKey {
