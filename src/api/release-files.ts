@@ -6,6 +6,8 @@
 import { API_VERSION } from './params.js';
 import { EXPLORER_TYPES } from './explorer.js';
 export const MANIFEST_FILE = 'manifest.json';
+/** The publisher's signature of manifest.json (docs/verifying.md): beside it, never listed in it. */
+export const MANIFEST_SIGNATURE_FILE = `${MANIFEST_FILE}.minisig`;
 /** The amount table wallets fetch and the router scores privacy with (docs/amounts.md). */
 export const AMOUNT_TABLE_PATH = 'api/amounts.json';
 

@@ -9,7 +9,7 @@ import pLimit from 'p-limit';
 import { MANIFEST_SCHEMA } from '../api/schemas.js';
 import { UsageError } from '../config.js';
 import { silentProgress, type Progress } from '../progress.js';
-import { MANIFEST_FILE } from '../api/release-files.js';
+import { MANIFEST_FILE, MANIFEST_SIGNATURE_FILE } from '../api/release-files.js';
 
 /**
  * `pegscope verify DIR`: does a release directory hold exactly what its
@@ -111,7 +111,7 @@ export async function verifyRelease(dir: string, options: VerifyOptions = {}): P
       if (listed && (!found || listed.path < found.path)) {
         batch.push(Promise.resolve({ kind: 'missing', path: listed.path, detail: 'is listed in manifest.json but not in the directory' }));
       } else if (found && (!listed || found.path < listed.path)) {
-        if (found.path !== MANIFEST_FILE) batch.push(Promise.resolve({ kind: 'extra', path: found.path, detail: 'is not listed in manifest.json' }));
+        if (found.path !== MANIFEST_FILE && found.path !== MANIFEST_SIGNATURE_FILE) batch.push(Promise.resolve({ kind: 'extra', path: found.path, detail: 'is not listed in manifest.json' }));
       } else if (listed && found) {
         batch.push(found.regular
           ? limit(() => checkFile(join(root, listed.path), listed))

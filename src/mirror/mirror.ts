@@ -14,7 +14,7 @@ import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import pLimit from 'p-limit';
 import { parseSignature, parseTrustedComment, SignatureError, type MinisignPublicKey } from '@pegscope/client';
-import { MANIFEST_FILE } from '../api/release-files.js';
+import { MANIFEST_FILE, MANIFEST_SIGNATURE_FILE } from '../api/release-files.js';
 import { acquireJobLock } from '../lock.js';
 import { silentProgress, type Progress } from '../progress.js';
 import { currentRelease, pruneReleases, publishRelease, RELEASE_ID_PATTERN, startRelease } from '../export/publish.js';
@@ -22,7 +22,6 @@ import { readManifest, type ManifestEntry, type ManifestHead } from '../export/v
 import { verifyBytes, type VerifiedSignature } from '../trust/minisign.js';
 import { downloadTo, fetchSmall, originBase, OriginError, type Origin } from './origin.js';
 
-export const SIGNATURE_FILE = `${MANIFEST_FILE}.minisig`;
 /** Beside the releases: the downloads of a pull, kept across a kill (one file per sha256) and removed once it is published. */
 export const DOWNLOADS_DIR = '.mirror';
 const OBJECTS = 'objects';
@@ -148,10 +147,11 @@ async function pull(origin: Origin, opts: MirrorOptions, summary: MirrorSummary)
     await link(sources.get(entry.path)!, join(release.dir, entry.path));
   }
   await writeFile(join(release.dir, MANIFEST_FILE), signed.manifest);
-  await writeFile(join(release.dir, SIGNATURE_FILE), signed.signature);
+  await writeFile(join(release.dir, MANIFEST_SIGNATURE_FILE), signed.signature);
   await publishRelease(opts.outDir, release, signed.id);
   const pruned = await pruneReleases(opts.outDir, opts.keep);
   await rm(join(downloads, OBJECTS), { recursive: true, force: true });
+  await rm(manifestPath, { force: true });
   summary.status = 'published';
   opts.log(`mirror: published ${signed.network} release ${signed.id} (height ${signed.height}): ${summary.fetched.files} files fetched (${summary.fetched.bytes} bytes), `
     + `${summary.linked.files} linked, ${summary.resumed.files} resumed${pruned.length ? `; pruned ${pruned.join(', ')}` : ''}`);
@@ -159,20 +159,20 @@ async function pull(origin: Origin, opts: MirrorOptions, summary: MirrorSummary)
 
 /** manifest.json and its signature from the origin, the signature checked and its trusted comment read. */
 async function fetchSigned(origin: Origin, keys: readonly MinisignPublicKey[], onRetry: (why: string) => void): Promise<Signed> {
-  const signature = new TextDecoder().decode(await fetchSmall(origin, SIGNATURE_FILE, MAX_SIGNATURE_BYTES, onRetry));
+  const signature = new TextDecoder().decode(await fetchSmall(origin, MANIFEST_SIGNATURE_FILE, MAX_SIGNATURE_BYTES, onRetry));
   const manifest = await fetchSmall(origin, MANIFEST_FILE, MAX_MANIFEST_BYTES, onRetry);
   let verified: VerifiedSignature;
   try {
     verified = verifyBytes(manifest, signature, keys);
   } catch (err) {
-    throw new MirrorRefusal(`${SIGNATURE_FILE}: ${(err as Error).message}; the current release is unchanged`);
+    throw new MirrorRefusal(`${MANIFEST_SIGNATURE_FILE}: ${(err as Error).message}; the current release is unchanged`);
   }
   const { fields } = verified;
   const height = Number(fields.as_of_height);
   const signedAt = Number(fields.timestamp);
-  if (fields.file !== undefined && fields.file !== MANIFEST_FILE) throw new MirrorRefusal(`${SIGNATURE_FILE} signs ${fields.file}, not ${MANIFEST_FILE}`);
+  if (fields.file !== undefined && fields.file !== MANIFEST_FILE) throw new MirrorRefusal(`${MANIFEST_SIGNATURE_FILE} signs ${fields.file}, not ${MANIFEST_FILE}`);
   if (!fields.network || !Number.isSafeInteger(height) || height < 0 || !Number.isSafeInteger(signedAt) || !RELEASE_ID_PATTERN.test(fields.release ?? '')) {
-    throw new MirrorRefusal(`${SIGNATURE_FILE}: its trusted comment lacks network, as_of_height, release or timestamp (docs/verifying.md): ${verified.trustedComment}`);
+    throw new MirrorRefusal(`${MANIFEST_SIGNATURE_FILE}: its trusted comment lacks network, as_of_height, release or timestamp (docs/verifying.md): ${verified.trustedComment}`);
   }
   return { manifest, signature, verified, id: fields.release!, network: fields.network, height, signedAt };
 }
@@ -183,7 +183,7 @@ async function manifestEntries(path: string, signed: Signed): Promise<ManifestEn
   let head: ManifestHead | null = null;
   try {
     for await (const entry of readManifest(path, (h) => { head = h; })) {
-      if (entry.path === MANIFEST_FILE || entry.path === SIGNATURE_FILE) throw new MirrorRefusal(`manifest.json lists ${entry.path}, which the release's own manifest or signature would overwrite`);
+      if (entry.path === MANIFEST_FILE || entry.path === MANIFEST_SIGNATURE_FILE) throw new MirrorRefusal(`manifest.json lists ${entry.path}, which the release's own manifest or signature would overwrite`);
       entries.push(entry);
     }
   } catch (err) {
@@ -205,7 +205,7 @@ async function localRelease(outDir: string): Promise<Local | null> {
   for await (const entry of readManifest(join(dir, MANIFEST_FILE), (h) => { head = h; })) {
     if (!bySha.has(entry.sha256)) bySha.set(entry.sha256, { path: entry.path, size: entry.size });
   }
-  const text = await readFile(join(dir, SIGNATURE_FILE), 'utf8').catch(() => null);
+  const text = await readFile(join(dir, MANIFEST_SIGNATURE_FILE), 'utf8').catch(() => null);
   // Checked when it was pulled; read here only for the rollback rule.
   const signedAt = text === null ? NaN : Number(parseTrustedComment(parseSignature(text).trustedComment).timestamp);
   return { dir, id: basename(dir), head: head!, signedAt: Number.isSafeInteger(signedAt) ? signedAt : null, bySha };
