@@ -6,7 +6,8 @@
  * `verify` passes on the copy and `serve` answers from it what it answers
  * from the origin.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +20,7 @@ import { startServer, type RunningServer } from '../src/serve/server.js';
 import { startPlainServer, type PlainServer } from './helpers/plain-server.js';
 import { changedBytes, expectSameAnswers, growingOrigin, handOrigin, staticOrigin, type GrowingOrigin } from './helpers/mirror-origin.js';
 import { signRelease } from './helpers/sign-release.js';
+import { get } from './helpers/http.js';
 
 const FROM = 2_500;
 
@@ -127,7 +129,7 @@ describe('pegscope mirror from python3 -m http.server', () => {
   it('a rollback is refused: an older release, or the same height signed earlier', async () => {
     const before = copyId();
     const releases = join(origin.outDir, 'releases');
-    const older = join(releases, (await import('node:fs')).readdirSync(releases).filter((n) => !n.startsWith('.')).sort()[0]!);
+    const older = join(releases, readdirSync(releases).filter((n) => !n.startsWith('.')).sort()[0]!);
     const old = await startPlainServer(older);
     try {
       const summary = await pull(old.url);
@@ -147,6 +149,78 @@ describe('pegscope mirror from python3 -m http.server', () => {
       await replay.close();
     }
     expect(copyId()).toBe(before);
+  }, 60_000);
+});
+
+const ROOT = join(import.meta.dirname, '..');
+
+/** `pegscope mirror` as a process of its own (the CLI through tsx). */
+function mirrorProcess(url: string, ...flags: string[]): ChildProcess {
+  writeFileSync(join(work, 'key.pub'), publicKeyFile(key));
+  return spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'bin.ts'), 'mirror', url, '--out', copyOut(), '--public-key', join(work, 'key.pub'), ...flags],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+const objectsDir = () => join(copyOut(), '.mirror', 'objects');
+const listObjects = (): string[] => (existsSync(objectsDir()) ? readdirSync(objectsDir()) : []);
+
+describe('a pull killed during its downloads', () => {
+  it('leaves current serving the old release; the next pull reuses what was checked and completes', async () => {
+    const before = copyId();
+    await origin.grow(origin.height + 100);
+    const slow = await staticOrigin(join(origin.outDir, 'current'), { bytesPerSecond: 40_000 });
+    const child = mirrorProcess(slow.url, '--concurrency', '4');
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let maps = '';
+    try {
+      // Killed once some files are downloaded and checked and others are half-way.
+      for (let waited = 0; !(listObjects().some((n) => !n.endsWith('.part')) && listObjects().some((n) => n.endsWith('.part'))); waited += 50) {
+        if (waited > 120_000) throw new Error('the pull downloaded nothing within 120 s');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      maps = readFileSync(`/proc/${child.pid}/maps`, 'utf8');
+      child.kill('SIGKILL');
+      await exited;
+    } finally {
+      child.kill('SIGKILL');
+      await slow.close();
+    }
+    // A mirror never loads DuckDB.
+    expect(maps).toMatch(/node|libc/);
+    expect(maps).not.toMatch(/duckdb/i);
+    expect(copyId()).toBe(before);
+    expect(isOk(await verifyRelease(join(copyOut(), 'current')))).toBe(true);
+    const fromCopy = await router(copyOut());
+    expect((await get(fromCopy, '/api/health')).status).toBe(200);
+    const checked = listObjects().filter((n) => !n.endsWith('.part')).length;
+    expect(checked).toBeGreaterThan(0);
+
+    const summary = await pull(plain.url);
+    expect(summary.resumed.files).toBe(checked);
+    await expectFaithfulCopy(summary);
+    expect(listObjects()).toEqual([]);
+  }, 240_000);
+
+  it('the CLI prints one JSON line a pull and exits 1 on a refusal', async () => {
+    const run = async (url: string): Promise<{ code: number | null; stdout: string }> => {
+      const child = mirrorProcess(url, '--json');
+      let stdout = '';
+      child.stdout!.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+      child.stderr!.resume();
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      return { code, stdout };
+    };
+    const ok = await run(plain.url);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ command: 'mirror', ok: true, status: 'up-to-date', release_id: copyId(), as_of_height: origin.height });
+    const html = await handOrigin((_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }).end('<p>'); });
+    try {
+      const refused = await run(html.url);
+      expect(refused.code).toBe(1);
+      expect(JSON.parse(refused.stdout)).toMatchObject({ ok: false, status: 'refused', fetched: { files: 0, bytes: 0 } });
+    } finally {
+      await html.close();
+    }
   }, 60_000);
 });
 
