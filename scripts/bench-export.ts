@@ -14,6 +14,12 @@
  * - one `job` cycle after 2 new blocks (scan + analyze + export), each phase
  *   timed, against the first full export; target ≤ 10% of it.
  *
+ * Every export is signed (docs/verifying.md) with a key made for the run.
+ * Signing manifest.json (one streamed BLAKE2b-512 and two Ed25519
+ * signatures) is timed on its own, against the full export; and what a
+ * wallet's cold verified lookup fetches besides the range file (the signed
+ * index, its signature and the largest shard) is printed, target ≤ 64 KB.
+ *
  * The scanned databases (tip − 103, − 102, − 2 blocks and tip) are cached
  * under .bench/; every run works on copies of them, in --dir (default .bench/).
  *
@@ -39,8 +45,12 @@ import { scanChain } from '../src/store/scan.js';
 import { deleteAbove } from '../src/store/reorg.js';
 import { benchFlags, peakRssMb, usageError, sampledPeakRss, secondsSince as seconds, simPresets } from './lib/bench.js';
 import { cachedSimDb } from './lib/sim-cache.js';
+import { blake2b512OfFile, generateSecretKey, signPrehashed } from '../src/trust/minisign.js';
+import { SIGNED_INDEX_PATH, SIGNED_INDEX_SIGNATURE_PATH } from '../src/api/release-files.js';
 
 const BENCH = '.bench';
+/** Signs every export of the run: a release signed is what the upload targets are about. */
+const SIGN_KEY = generateSecretKey();
 
 interface Timed { seconds: number; result: ExportResult; phases: string; peakRssMb: number }
 
@@ -57,9 +67,29 @@ async function timedExport(db: Db, outDir: string, hostBudget: HostBudget): Prom
     phases.set(phase, (phases.get(phase) ?? 0) + (now - last) / 1000);
     last = now;
   };
-  const { value: result, peakRssMb } = await sampledPeakRss(() => exportRelease(db, { outDir, hostBudget, progress: consoleProgress(), onStep }));
+  const { value: result, peakRssMb } = await sampledPeakRss(() => exportRelease(db, { outDir, hostBudget, signKey: SIGN_KEY, progress: consoleProgress(), onStep }));
   const text = [...phases].map(([phase, s]) => `${phase} ${s.toFixed(1)}`).join(', ');
   return { seconds: (performance.now() - started) / 1000, result, phases: text, peakRssMb };
+}
+
+/** Signing a release's manifest.json as the export does (streamed BLAKE2b-512, then the signatures): seconds, median of 5, and its size. */
+async function signingTime(release: string): Promise<{ seconds: number; bytes: number }> {
+  const path = join(release, 'manifest.json');
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const started = performance.now();
+    signPrehashed(await blake2b512OfFile(path), SIGN_KEY, `timestamp:${i}\tfile:manifest.json`);
+    times.push((performance.now() - started) / 1000);
+  }
+  return { seconds: median(times), bytes: readFileSync(path).length };
+}
+
+/** What a wallet's cold verified range lookup fetches besides the range file: the signed index, its signature and the largest shard. */
+function coldLookupBytes(release: string): { index: number; signature: number; shard: number } {
+  const size = (path: string): number => readFileSync(join(release, path)).length;
+  const index = JSON.parse(readFileSync(join(release, SIGNED_INDEX_PATH), 'utf8')) as { ranges: Record<string, { shards: Record<string, string> }> };
+  const shards = Object.entries(index.ranges).flatMap(([kind, { shards: s }]) => Object.keys(s).map((shard) => size(`api/signed/${kind}/${shard}.json`)));
+  return { index: size(SIGNED_INDEX_PATH), signature: size(SIGNED_INDEX_SIGNATURE_PATH), shard: Math.max(0, ...shards) };
 }
 
 /** Bytes on disk under dir, hard links counted once. */
@@ -206,7 +236,11 @@ async function benchPreset(preset: SimPresetName, seed: number, dir: string, one
   console.log(`full export            ${full1.seconds.toFixed(1)} s  ${rate(full1)}; peak RSS ${full1.peakRssMb.toFixed(0)} MB (sampled; x10 target < 2 GB), of the process so far ${peakRssMb().toFixed(0)} MB`);
   console.log(`tar extract (limit)    ${tar.seconds.toFixed(1)} s  ${Math.round(files / tar.seconds)} files/s, ${mb(releaseBytes / tar.seconds)} MB/s`);
   console.log(`full / limit           ${((tar.seconds / full1.seconds) * 100).toFixed(0)}% (target ≥ 50%)`);
-  console.log(`full export phases (s, dumps run beside the documents): ${full1.phases}\n`);
+  console.log(`full export phases (s, dumps run beside the documents): ${full1.phases}`);
+  const signing = await signingTime(full1.result.dir);
+  console.log(`signing manifest.json  ${(signing.seconds * 1000).toFixed(1)} ms for ${mb(signing.bytes)} MB (median of 5), ${((signing.seconds / full1.seconds) * 100).toFixed(2)}% of the full export (target well under 1 s)`);
+  const cold = coldLookupBytes(full1.result.dir);
+  console.log(`cold verified lookup   api/signed.json ${cold.index} B + its signature ${cold.signature} B + largest shard ${cold.shard} B = ${((cold.index + cold.signature + cold.shard) / 1024).toFixed(1)} KiB besides the range file (target ≤ 64 KB)\n`);
 
   const steady = async (step: number, label: string, target: number, times: number): Promise<void> => {
     db = await analysed(step);

@@ -8,6 +8,7 @@ import type { Problem } from './export/verify.js';
 import type { SourceOptions } from './sources.js';
 import { consoleProgress } from './progress.js';
 import type { Db } from './store/db.js';
+import type { SecretKey } from './trust/minisign.js';
 import { packageVersion } from './version.js';
 import type { ServeOptions } from './serve/server.js';
 import type { MirrorSummary } from './mirror/mirror.js';
@@ -82,14 +83,30 @@ function withRelease(cmd: Command): Command {
   return cmd
     .option('--keep <n>', 'complete releases to keep; once there are that many, the oldest is recycled into the next export', parseInteger('--keep', 1, MAX_KEEP), DEFAULT_KEEP_RELEASES)
     .addOption(new Option('--layout <layout>', 'ranges: trace/address/follow/block documents packed into range files (any static host; lookups through the range API or @pegscope/client); files: one file per query (an nginx mirror answering ?q= without Node; needs --host-budget none)').choices(LAYOUTS).default('ranges'))
-    .option('--host-budget <limits>', 'fail the export when the release breaks these limits: files=N,file=SIZE,total=SIZE, or none (default files=20000,file=25MiB,total=1GB: Cloudflare Pages, GitHub Pages)', parseBudget, DEFAULT_HOST_BUDGET);
+    .option('--host-budget <limits>', 'fail the export when the release breaks these limits: files=N,file=SIZE,total=SIZE, or none (default files=20000,file=25MiB,total=1GB: Cloudflare Pages, GitHub Pages)', parseBudget, DEFAULT_HOST_BUDGET)
+    .option('--sign-key <file>', 'sign each release with this minisign secret key (env PEGSCOPE_SIGN_KEY; `pegscope keygen` makes one; docs/verifying.md)');
 }
 
-interface ReleaseFlags { keep: number; layout: Layout; hostBudget: HostBudget }
+/**
+ * The signing key of --sign-key, else PEGSCOPE_SIGN_KEY, read once before any
+ * work (a bad key stops the command at once); undefined: releases unsigned.
+ */
+async function signKeyOf(flags: { signKey?: string }): Promise<SecretKey | undefined> {
+  const file = flags.signKey ?? (process.env.PEGSCOPE_SIGN_KEY || undefined);
+  if (file === undefined) return undefined;
+  const { KeyFileError, readSecretKeyFile } = await import('./trust/keys.js');
+  try {
+    return readSecretKeyFile(file, flags.signKey !== undefined ? '--sign-key' : 'PEGSCOPE_SIGN_KEY');
+  } catch (err) {
+    throw err instanceof KeyFileError ? new UsageError(err.message) : err;
+  }
+}
+
+interface ReleaseFlags { keep: number; layout: Layout; hostBudget: HostBudget; signKey?: string }
 interface MemoryFlags { memoryLimit?: number }
 
-function releaseOptions(flags: ReleaseFlags): { keep: number; layout: Layout; hostBudget: HostBudget } {
-  return { keep: flags.keep, layout: flags.layout, hostBudget: flags.hostBudget };
+async function releaseOptions(flags: ReleaseFlags): Promise<{ keep: number; layout: Layout; hostBudget: HostBudget; signKey?: SecretKey }> {
+  return { keep: flags.keep, layout: flags.layout, hostBudget: flags.hostBudget, signKey: await signKeyOf(flags) };
 }
 
 function parseBudget(text: string): HostBudget {
@@ -99,6 +116,9 @@ function parseBudget(text: string): HostBudget {
     throw new UsageError(`--host-budget: ${(err as Error).message}; e.g. --host-budget files=100000,total=none or --host-budget none`);
   }
 }
+
+/** A repeatable option's values, in order. */
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 function parseInteger(flag: string, min: number, max: number) {
   return (value: string): number => parseWholeNumber(value, flag, min, max);
@@ -164,8 +184,9 @@ export function buildProgram(): Command {
   withMemory(withRelease(withCommon(program.command('export').description('write and publish a new release of the static tree'))))
     .action(async (flags: CommonOptions & ReleaseFlags & MemoryFlags) => {
       const config = resolveConfig(flags);
+      const release = await releaseOptions(flags);
       const { exportRelease } = await import('./export/export.js');
-      await withDb(config, (db) => exportRelease(db, { outDir: config.outDir, ...releaseOptions(flags), memoryLimitMb: flags.memoryLimit, progress: consoleProgress(), log }), true);
+      await withDb(config, (db) => exportRelease(db, { outDir: config.outDir, ...release, memoryLimitMb: flags.memoryLimit, progress: consoleProgress(), log }), true);
     });
 
   withWebhooks(withMemory(withAnalysis(withRelease(withSource(withNode(withCommon(program.command('job').description('scan + analyze + export (+ notify the watchlist); --every repeats it'))))))))
@@ -176,7 +197,7 @@ export function buildProgram(): Command {
     .option('--json', 'print a summary of each published run as one line of JSON on standard output (release_id, as_of_height, files written, linked and changed, seconds); the log stays on standard error')
     .action(async (flags: SourceFlags & JobOptions & ReleaseFlags & MemoryFlags & WebhookFlags & { every?: string; config?: string; horizon: number; json?: boolean }) => {
       const configs = flags.config ? loadConfigFile(flags.config).map((site) => site.config) : [resolveConfig(flags)];
-      const options: JobOptions = { ...sourceOptions(flags), to: flags.to, allowSyncing: flags.allowSyncing, horizon: flags.horizon, memoryLimitMb: flags.memoryLimit, ...releaseOptions(flags), labels: flags.labels,
+      const options: JobOptions = { ...sourceOptions(flags), to: flags.to, allowSyncing: flags.allowSyncing, horizon: flags.horizon, memoryLimitMb: flags.memoryLimit, ...await releaseOptions(flags), labels: flags.labels,
         skipInvalidLabels: flags.skipInvalidLabels, allowPrivateWebhooks: allowPrivateWebhooks(flags), log, onSummary: flags.json ? printJson : undefined };
       const { runJobs, runJobsEvery } = await import('./job.js');
       await (flags.every ? runJobsEvery(configs, options, flags.every) : runJobs(configs, options));
@@ -227,15 +248,39 @@ export function buildProgram(): Command {
 
   addWatchCommands(program);
 
+  program.command('keygen').description('make an Ed25519 key pair in minisign\'s formats to sign releases with (docs/verifying.md); prints the key id and the public key')
+    .requiredOption('--secret-key <file>', 'the secret key file to create (mode 0600; an existing file is never overwritten); give it to export/job --sign-key')
+    .requiredOption('--public-key <file>', 'the public key file to create; publish it, and pin the key in clients and mirrors')
+    .action(async (flags: { secretKey: string; publicKey: string }) => {
+      const { createKeyPair, KeyFileError } = await import('./trust/keys.js');
+      const { publicKeyFile } = await import('./trust/minisign.js');
+      let key: SecretKey;
+      try {
+        key = await createKeyPair(flags.secretKey, flags.publicKey);
+      } catch (err) {
+        throw err instanceof KeyFileError ? new UsageError(err.message) : err;
+      }
+      const line = publicKeyFile(key).split('\n')[1]!;
+      process.stdout.write(`key id ${key.keyIdHex}\npublic key ${line}\n`);
+      log(`keygen: secret key in ${flags.secretKey} (keep it private; back it up), public key in ${flags.publicKey}`);
+    });
+
   program.command('verify').description('check a release directory against its manifest.json: every listed file with its size and sha256, nothing else; exit status 0 ok, 1 problems found, 2 not a release directory')
     .argument('<dir>', 'a release directory: out/<network>/current, releases/<id>, or a mirror\'s copy')
-    .option('--json', 'print one JSON object on standard output instead of lines: release_id, as_of_height, files, bytes, ok, problem_counts, problems, seconds (same exit status)')
-    .action(async (dir: string, flags: { json?: boolean }) => {
-      const [{ formatProblem, formatVerdict, isOk, verifyRelease }, { verifySummary }] = await Promise.all([import('./export/verify.js'), import('./summary.js')]);
+    .option('--json', 'print one JSON object on standard output instead of lines: release_id, as_of_height, files, bytes, ok, problem_counts, problems, signature, seconds (same exit status)')
+    .option('--public-key <key>', 'also require manifest.json.minisig and the wallet\'s index signed by this key: a minisign public key (RW…) or its file; repeat it or separate keys with commas to accept any of them (key rotation; docs/verifying.md)', collect, [])
+    .action(async (dir: string, flags: { json?: boolean; publicKey: string[] }) => {
+      const [{ formatProblem, formatVerdict, isOk, verifyRelease }, { verifySummary }, { KeyFileError, readPublicKeys }] = await Promise.all([import('./export/verify.js'), import('./summary.js'), import('./trust/keys.js')]);
+      let publicKeys;
+      try {
+        publicKeys = flags.publicKey.length > 0 ? readPublicKeys(flags.publicKey) : undefined;
+      } catch (err) {
+        throw err instanceof KeyFileError ? new UsageError(err.message) : err;
+      }
       const write = (line: string) => { process.stdout.write(`${line}\n`); };
       const started = performance.now();
       const problems: Problem[] = [];
-      const result = await verifyRelease(dir, { progress: consoleProgress(), onProblem: (problem) => (flags.json ? problems.push(problem) : write(formatProblem(problem))) });
+      const result = await verifyRelease(dir, { progress: consoleProgress(), publicKeys, onProblem: (problem) => (flags.json ? problems.push(problem) : write(formatProblem(problem))) });
       if (flags.json) printJson(await verifySummary(result, isOk(result), problems, started));
       else write(formatVerdict(result));
       if (!isOk(result)) process.exitCode = 1;

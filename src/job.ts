@@ -15,6 +15,7 @@ import { SIM_LABELS_FILE } from './chain/sim/index.js';
 import { recordEvents } from './notify/record.js';
 import { DELIVERY_BUDGET_MS, deliverDue, nextDue, summaryLine, type DeliveryOptions } from './notify/deliver.js';
 import { secondsSince, type JobSummary } from './summary.js';
+import type { SecretKey } from './trust/minisign.js';
 
 export interface JobOptions extends SourceOptions {
   to?: number;
@@ -27,6 +28,8 @@ export interface JobOptions extends SourceOptions {
   keep?: number;
   layout?: Layout;
   hostBudget?: HostBudget;
+  /** Signs each release (ExportOptions.signKey). */
+  signKey?: SecretKey;
   labels?: string[];
   /** Import the valid labels even when some are rejected (ImportOptions.skipInvalid). */
   skipInvalidLabels?: boolean;
@@ -62,7 +65,7 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
       }
       const analysed = await analyze(db, { horizon: opts.horizon, memoryLimitMb: opts.memoryLimitMb, log: opts.log });
       const exported = await exportRelease(db, {
-        outDir: config.outDir, keep: opts.keep ?? DEFAULT_KEEP_RELEASES, layout: opts.layout, hostBudget: opts.hostBudget, memoryLimitMb: opts.memoryLimitMb, progress, log: opts.log,
+        outDir: config.outDir, keep: opts.keep ?? DEFAULT_KEEP_RELEASES, layout: opts.layout, hostBudget: opts.hostBudget, signKey: opts.signKey, memoryLimitMb: opts.memoryLimitMb, progress, log: opts.log,
       });
       await notifyWatches(db, config, opts);
       const summary: JobSummary = {

@@ -2,6 +2,7 @@ import { realpath } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { RELEASE_ID_PATTERN } from './export/publish.js';
 import type { Problem, VerifyResult } from './export/verify.js';
+import type { SignatureReport } from './export/verify-signature.js';
 import type { ChangeCounts } from './export/changes.js';
 
 /**
@@ -41,6 +42,8 @@ export interface VerifySummary {
   bytes: number;
   problem_counts: VerifyResult['problems'];
   problems: Problem[];
+  /** With --public-key: the signature's key id, network, as_of_height, release and timestamp, or the problem (docs/verifying.md). */
+  signature?: SignatureReport;
   seconds: number;
 }
 
@@ -55,6 +58,6 @@ export async function verifySummary(result: VerifyResult, ok: boolean, problems:
   return {
     command: 'verify', ok, dir: result.dir, release_id: releaseIdOf(await realpath(result.dir)), network: result.head.network,
     as_of_height: result.head.as_of_height, files: result.files, bytes: result.bytes, problem_counts: result.problems,
-    problems: problems.map(({ kind, path, detail }) => ({ kind, path, detail })), seconds: secondsSince(startedMs),
+    problems: problems.map(({ kind, path, detail }) => ({ kind, path, detail })), ...(result.signature ? { signature: result.signature } : {}), seconds: secondsSince(startedMs),
   };
 }

@@ -6,8 +6,12 @@
 import { API_VERSION } from './params.js';
 import { EXPLORER_TYPES } from './explorer.js';
 export const MANIFEST_FILE = 'manifest.json';
-/** The publisher's signature of manifest.json (docs/verifying.md): beside it, never listed in it. */
-export const MANIFEST_SIGNATURE_FILE = `${MANIFEST_FILE}.minisig`;
+/** manifest.json's minisign signature (docs/verifying.md): beside it, never listed in it. */
+export const MANIFEST_SIGNATURE_FILE = 'manifest.json.minisig';
+/** The wallet's signed index (docs/verifying.md), its signature and its shards. */
+export const SIGNED_INDEX_PATH = 'api/signed.json';
+export const SIGNED_INDEX_SIGNATURE_PATH = 'api/signed.json.minisig';
+export const signedShardPath = (kind: string, shard: string): string => `api/signed/${kind}/${shard}.json`;
 /** The amount table wallets fetch and the router scores privacy with (docs/amounts.md). */
 export const AMOUNT_TABLE_PATH = 'api/amounts.json';
 
@@ -21,6 +25,8 @@ export const CONTENT_TYPES = {
   br: 'application/octet-stream',
   parquet: 'application/vnd.apache.parquet',
   sql: 'application/sql; charset=utf-8',
+  // minisign's signature files (docs/verifying.md): four lines of text.
+  minisig: 'text/plain; charset=utf-8',
   ...EXPLORER_TYPES,
 } as const;
 
@@ -80,8 +86,10 @@ export const RELEASE_FILE_RULES: readonly ReleaseFileRule[] = [
   { paths: '`data/follow/<q>.json`', pattern: /^data\/follow\/[A-Za-z0-9]+\.json$/, served: false, what: '`--layout files` only: full-depth (10) chains of addresses with at least one hop' },
   { paths: '`dumps/<name>/<name>-<from>-<to>.{parquet,csv.gz}`, `dumps/<name>.{parquet,csv.gz}`', pattern: /^dumps\/(?:[a-z_]+|([a-z_]+)\/\1-\d{8}-\d{8})\.(?:parquet|csv\.gz)$/, served: true, what: 'bulk data, partitioned by height where a table has heights (docs/dumps.md)' },
   { paths: '`dumps/views.sql`', pattern: /^dumps\/views\.sql$/, served: true, what: 'DuckDB views over the Parquet dumps, with TIMESTAMP columns, run from the release root (docs/dumps.md)' },
+  { paths: '`api/signed.json`, `api/signed.json.minisig`, `api/signed/<kind>/<shard>.json`', pattern: /^api\/(?:signed\.json(?:\.minisig)?|signed\/[a-z]+\/[0-9a-f]+\.json)$/, served: true, what: 'the wallet\'s signed index: the sha256 of the amount table, of api/ranges.json and of each shard, which lists the sha256 of its range files; its signature when the release is signed (docs/verifying.md)' },
   { paths: '`changes.json`', pattern: /^changes\.json$/, served: true, what: 'the files added, changed and removed since the previous release, with size and sha256 (below)' },
   { paths: '`manifest.json`', pattern: /^manifest\.json$/, served: true, what: 'every file with size and sha256, one per line in path order (schemas/manifest.json)' },
+  { paths: '`manifest.json.minisig`', pattern: /^manifest\.json\.minisig$/, served: true, what: 'the signature of manifest.json when the release is signed, in minisign\'s format (docs/verifying.md); not listed in the manifest it signs' },
   { paths: '`_redirects`, `_headers`, `nginx.conf`', pattern: /^(?:_redirects|_headers|nginx\.conf)$/, served: false, what: 'configs for static hosts (below)' },
   { paths: '`*.gz`, `*.br`', pattern: /\.(?:gz|br)$/, served: true, sibling: true, what: 'precompressed copies of files ≥ 4 KiB (`.br` from 64 KiB, when it beats gzip by 10%), served where the file they compress is' },
 ];

@@ -15,7 +15,10 @@ import { PARTITION_BLOCKS, writeDumps } from './dumps.js';
 import { EXPLORER_MISSING, writeExplorer } from './explorer.js';
 import { writeEndpointDocuments } from './endpoints.js';
 import { writeManifest } from './manifest.js';
-import { CHANGES_FILE, GZ_MIN, MANIFEST_FILE } from '../api/release-files.js';
+import { signReleaseFile, type ReleaseSigner } from './sign.js';
+import { writeSignedIndex } from './signed-index.js';
+import type { SecretKey } from '../trust/minisign.js';
+import { CHANGES_FILE, GZ_MIN, MANIFEST_FILE, SIGNED_INDEX_PATH } from '../api/release-files.js';
 import { writeChanges, type ChangeCounts } from './changes.js';
 import { currentRelease, publishRelease, pruneReleases, releaseId, startRelease, type StartedRelease } from './publish.js';
 import { budgetProblems, chooseRangeLayout, DEFAULT_HOST_BUDGET, formatBytes, type HostBudget, type Layout, type ReleaseSize } from './ranges.js';
@@ -46,6 +49,11 @@ export interface ExportOptions {
    * x10 export within it; DuckDB's own default, 80% of RAM, took 11 GB.
    */
   memoryLimitMb?: number;
+  /**
+   * Signs the release with this key (docs/verifying.md): manifest.json.minisig
+   * and api/signed.json.minisig. The key is held in memory only.
+   */
+  signKey?: SecretKey;
   /** Dirty documents of a kind rendered at once in the range layout (default RENDER_BATCH_DOCS); tests use small batches to get several from a short chain. */
   renderBatchDocs?: number;
   progress?: Progress;
@@ -130,7 +138,8 @@ async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> 
       renderBatchDocs: opts.renderBatchDocs ?? RENDER_BATCH_DOCS,
     });
     const step: Step = async (name) => { await opts.onStep?.(name); };
-    const built = await buildRelease(db, { plan, workspace, log, progress: opts.progress ?? silentProgress, step }, { ...started, outDir: opts.outDir, id, current });
+    const signer: ReleaseSigner | null = opts.signKey ? { key: opts.signKey, releaseId: id, now: Date.now } : null;
+    const built = await buildRelease(db, { plan, workspace, log, progress: opts.progress ?? silentProgress, step }, { ...started, outDir: opts.outDir, id, current, signer });
 
     const dir = await publishRelease(opts.outDir, started, id);
     await step('published');
@@ -151,6 +160,8 @@ interface ReleaseToBuild extends StartedRelease {
   outDir: string;
   id: string;
   current: string | null;
+  /** Signs the release; null: unsigned. */
+  signer: ReleaseSigner | null;
 }
 
 /**
@@ -160,7 +171,7 @@ interface ReleaseToBuild extends StartedRelease {
  */
 async function buildRelease(db: Db, ctx: Omit<ExportRun, 'writer'>, release: ReleaseToBuild): Promise<{ counts: WriterCounts; changes: ChangeCounts }> {
   const { plan, workspace, log, step } = ctx;
-  const { dir: tmpDir, recycled, stateDir, id, current } = release;
+  const { dir: tmpDir, recycled, stateDir, id, current, signer } = release;
   let writer: ReleaseWriter | null = null;
   try {
     await step('started');
@@ -173,6 +184,7 @@ async function buildRelease(db: Db, ctx: Omit<ExportRun, 'writer'>, release: Rel
     if (!await writeExplorer(writer)) log(EXPLORER_MISSING);
     if (documents.skipped > 0) log(`skipped ${documents.skipped} queries that are not a valid ${plan.stamp.network} address or txid (never used as file names)`);
     if (documents.ranges) log(rangesLine(documents.ranges));
+    await writeSignedIndex(writer, plan.stamp, documents.ranges, signer);
     await writer.writeIndex(join(stateDir, FILES_INDEX));
     log(documentFilesLine(await writer.documentFiles()));
     // The files index the writer loaded is the current release's own (not an earlier pegscope's, inside the release).
@@ -185,7 +197,17 @@ async function buildRelease(db: Db, ctx: Omit<ExportRun, 'writer'>, release: Rel
     const counts = await writer.counts();
     const manifestBytes = await writeManifest(db, join(tmpDir, MANIFEST_FILE), plan.stamp);
     counts.bytes += manifestBytes;
-    checkHostBudget(await writer.size(manifestBytes), plan);
+    const size = await writer.size(manifestBytes);
+    if (signer) {
+      const signatureBytes = await signReleaseFile(join(tmpDir, MANIFEST_FILE), MANIFEST_FILE, plan.stamp, signer);
+      log(`signed manifest.json and ${SIGNED_INDEX_PATH} with key ${signer.key.keyIdHex}`);
+      counts.files += 1;
+      counts.written += 1;
+      counts.bytes += signatureBytes;
+      size.files += 1;
+      size.totalBytes += signatureBytes;
+    }
+    checkHostBudget(size, plan);
     await step('manifest');
     // Last, naming the release: a state directory without it is incomplete and never built on.
     await writeFile(join(stateDir, STATE_FILE), json(stateFile(plan, documents.ranges, id)));

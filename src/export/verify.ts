@@ -10,6 +10,8 @@ import { MANIFEST_SCHEMA } from '../api/schemas.js';
 import { UsageError } from '../config.js';
 import { silentProgress, type Progress } from '../progress.js';
 import { MANIFEST_FILE, MANIFEST_SIGNATURE_FILE } from '../api/release-files.js';
+import type { MinisignPublicKey } from '@pegscope/client';
+import { checkSignatures, checkUnsignedIndex, isIndexedPath, type IndexedDigests, type SignatureReport } from './verify-signature.js';
 
 /**
  * `pegscope verify DIR`: does a release directory hold exactly what its
@@ -25,7 +27,8 @@ import { MANIFEST_FILE, MANIFEST_SIGNATURE_FILE } from '../api/release-files.js'
  * JavaScript string can hold).
  */
 
-export type ProblemKind = 'missing' | 'changed' | 'extra' | 'not-a-file' | 'unreadable';
+/** `signature` and `index` (docs/verifying.md): a signature missing or not verifying, the signed index disagreeing with the manifest. */
+export type ProblemKind = 'missing' | 'changed' | 'extra' | 'not-a-file' | 'unreadable' | 'signature' | 'index';
 
 export interface Problem {
   kind: ProblemKind;
@@ -45,6 +48,8 @@ export interface VerifyResult {
   files: number;
   bytes: number;
   problems: Record<ProblemKind, number>;
+  /** With public keys: what the signatures say, or the first problem with them. */
+  signature?: SignatureReport;
 }
 
 export interface VerifyOptions {
@@ -53,6 +58,8 @@ export interface VerifyOptions {
   progress?: Progress;
   /** Files hashed at once. */
   concurrency?: number;
+  /** Trusted keys: the release must be signed by one of them (docs/verifying.md). */
+  publicKeys?: readonly MinisignPublicKey[];
 }
 
 /** Checks settled before the walk goes on: bounds memory, keeps problems in path order. */
@@ -73,9 +80,13 @@ export function formatProblem(problem: Problem): string {
 
 export function formatVerdict(result: VerifyResult): string {
   const listed = `${result.files} files, ${result.bytes} bytes, ${result.head.network} as of height ${result.head.as_of_height}`;
-  if (isOk(result)) return `ok: ${result.dir} matches its manifest.json (${listed})`;
+  const signed = result.signature?.ok ? `; signed by key ${result.signature.key_id!} for release ${result.signature.release!}, its wallet's index too` : '';
+  if (isOk(result)) return `ok: ${result.dir} matches its manifest.json (${listed})${signed}`;
   const counts = Object.entries(result.problems).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`);
-  return `FAILED: ${result.dir} does not match its manifest.json: ${counts.join(', ')} (manifest lists ${listed})`;
+  const { signature, index, ...files } = result.problems;
+  const what = Object.values(files).some((n) => n > 0) ? 'does not match its manifest.json'
+    : signature > 0 ? 'is not signed by a trusted key as required' : 'has a signed index that does not match its manifest.json';
+  return `FAILED: ${result.dir} ${what}: ${counts.join(', ')} (manifest lists ${listed})`;
 }
 
 export async function verifyRelease(dir: string, options: VerifyOptions = {}): Promise<VerifyResult> {
@@ -85,7 +96,7 @@ export async function verifyRelease(dir: string, options: VerifyOptions = {}): P
   const limit = pLimit(options.concurrency ?? 8);
   const result: VerifyResult = {
     dir, head: { version: '', network: '', as_of_height: 0, updated_at: 0 }, files: 0, bytes: 0,
-    problems: { missing: 0, changed: 0, extra: 0, 'not-a-file': 0, unreadable: 0 },
+    problems: { missing: 0, changed: 0, extra: 0, 'not-a-file': 0, unreadable: 0, signature: 0, index: 0 },
   };
   const report = (problem: Problem | null): void => {
     if (!problem) return;
@@ -100,8 +111,9 @@ export async function verifyRelease(dir: string, options: VerifyOptions = {}): P
     progress.update(result.files);
   };
   progress.start('verify', await countEntries(manifestPath), 'files');
+  const digests: IndexedDigests = new Map();
   try {
-    const entries = readManifest(manifestPath, (head) => { result.head = head; })[Symbol.asyncIterator]();
+    const entries = readManifest(manifestPath, (head) => { result.head = head; }, (entry) => { if (isIndexedPath(entry.path)) digests.set(entry.path, entry.sha256); })[Symbol.asyncIterator]();
     const files = walkSorted(root)[Symbol.asyncIterator]();
     let entry = await entries.next();
     let file = await files.next();
@@ -128,6 +140,13 @@ export async function verifyRelease(dir: string, options: VerifyOptions = {}): P
     await flush();
   } finally {
     progress.stop();
+  }
+  if (options.publicKeys) {
+    const { problems, report: signature } = await checkSignatures(root, result.head, digests, options.publicKeys);
+    for (const problem of problems) report(problem);
+    result.signature = signature;
+  } else {
+    for (const problem of await checkUnsignedIndex(root, result.head, digests)) report(problem);
   }
   return result;
 }
@@ -177,7 +196,7 @@ async function sha256Of(path: string, size: number): Promise<string> {
  * path order, then `}}` (src/export/manifest.ts). Each part is checked
  * against schemas/manifest.json.
  */
-export async function* readManifest(path: string, onHead: (head: ManifestHead) => void): AsyncGenerator<ManifestEntry> {
+export async function* readManifest(path: string, onHead: (head: ManifestHead) => void, onEntry?: (entry: ManifestEntry) => void): AsyncGenerator<ManifestEntry> {
   const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
   const fail = (n: number, why: string): Error =>
     new Error(`manifest.json line ${n}: ${why}; it is not a manifest written by pegscope export (fetch it again, or re-export)`);
@@ -204,7 +223,9 @@ export async function* readManifest(path: string, onHead: (head: ManifestHead) =
     if (unsafe) throw fail(n, `${JSON.stringify(file)} ${unsafe}`);
     if (file <= previous) throw fail(n, `${file} is not in path order after ${previous}`);
     previous = file;
-    yield { path: file, size: value.size, sha256: value.sha256 };
+    const entry = { path: file, size: value.size, sha256: value.sha256 };
+    onEntry?.(entry);
+    yield entry;
   }
   if (!closed) throw fail(n, 'the manifest ends before its closing }} (truncated?)');
 }

@@ -8,7 +8,7 @@ import { brotliCompress, constants as zlib, createGzip, gzip } from 'node:zlib';
 import { wrapJson, type AnalysisStamp } from '../api/envelope.js';
 import { sqlString, type AppendColumn, type Db, type RowAppender, type SqlParams } from '../store/db.js';
 import { FileQueue } from './file-queue.js';
-import { BR_MIN, GZ_MIN, MANIFEST_FILE } from '../api/release-files.js';
+import { BR_MIN, GZ_MIN, MANIFEST_FILE, MANIFEST_SIGNATURE_FILE } from '../api/release-files.js';
 import { exportSql } from './sql.js';
 import type { ReleaseSize } from './ranges.js';
 
@@ -147,8 +147,9 @@ export class ReleaseWriter {
         const rows = await db.all<FileEntry>(PREVIOUS_PLAIN_FILES);
         writer.previousPlain = new Map(rows.map((f) => [f.path, { path: f.path, size: Number(f.size), sha256: f.sha256 }]));
       }
-      // Files outside documents are always written anew, and the manifest always changes.
+      // Files outside documents are always written anew, and the manifest always changes (its signature too, or it goes).
       writer.remove(MANIFEST_FILE);
+      writer.remove(MANIFEST_SIGNATURE_FILE);
       if (opts.recycledFiles) await writer.eachPath(RECYCLED_OTHER_FILES, [], (path) => writer.remove(path));
     } catch (err) {
       await writer.abandon();
@@ -170,6 +171,26 @@ export class ReleaseWriter {
     if (carried) return carried;
     const file = this.write(path, bytes, doc, stamp);
     return bytes.length < GZ_MIN ? [file] : [file, ...await this.compress(path, bytes, doc)];
+  }
+
+  /**
+   * A file without compressed siblings (a host compresses it on the fly),
+   * carried over when the previous release has these bytes at `path` (the
+   * signed index's shards: most are unchanged after a block).
+   */
+  putBare(path: string, bytes: Buffer): FileEntry {
+    const previous = this.previousPlain.get(path);
+    if (previous?.size === bytes.length && previous.sha256 === sha256(bytes)) {
+      this.carryFile(previous);
+      return previous;
+    }
+    return this.write(path, bytes);
+  }
+
+  /** The rows of a query over the files recorded so far (x_files). */
+  async recorded<T>(sql: string, params?: SqlParams): Promise<T[]> {
+    this.appender.flush();
+    return this.db.all<T>(sql, params);
   }
 
   /** A file no client is sent as it is (the router's top lists, the nginx snippet): no compressed siblings. */

@@ -4,10 +4,12 @@
  * formats are the wallet package's, so the job, the mirror and the wallet
  * read one implementation.
  */
+import { createReadStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
 import {
   SignatureError, base64Decode, base64Encode, concatBytes, encodePublicKey, encodeSignature, globalSignedBytes, keyIdHex,
-  parseSignature, parseTrustedComment, type MinisignPublicKey, type SignatureAlgorithm,
+  parseSignature, parseTrustedComment, type MinisignPublicKey, type MinisignSignature, type SignatureAlgorithm,
 } from '@pegscope/client';
 
 export interface SecretKey {
@@ -90,10 +92,26 @@ function blake2b512(bytes: Uint8Array): Uint8Array {
   return new Uint8Array(createHash('blake2b512').update(bytes).digest());
 }
 
+/** A file's BLAKE2b-512, streamed (a manifest can be larger than one string holds): what an `ED` signature of it covers. */
+export async function blake2b512OfFile(path: string): Promise<Uint8Array> {
+  const hash = createHash('blake2b512');
+  await pipeline(createReadStream(path), hash);
+  return new Uint8Array(hash.digest());
+}
+
 /** A `.minisig` file for `bytes`: `ED` (prehashed, minisign's default) or `Ed` (the bytes themselves, for small files a wallet checks). */
 export function signBytes(bytes: Uint8Array, key: SecretKey, trustedComment: string, algorithm: SignatureAlgorithm = 'ED'): string {
+  return signMessage(algorithm === 'ED' ? blake2b512(bytes) : bytes, algorithm, key, trustedComment);
+}
+
+/** An `ED` `.minisig` of a file whose BLAKE2b-512 is `prehash` (blake2b512OfFile). */
+export function signPrehashed(prehash: Uint8Array, key: SecretKey, trustedComment: string): string {
+  return signMessage(prehash, 'ED', key, trustedComment);
+}
+
+function signMessage(message: Uint8Array, algorithm: SignatureAlgorithm, key: SecretKey, trustedComment: string): string {
   const privateKey = privateKeyOf(key.seed);
-  const signature = new Uint8Array(sign(null, algorithm === 'ED' ? blake2b512(bytes) : bytes, privateKey));
+  const signature = new Uint8Array(sign(null, message, privateKey));
   const globalSignature = new Uint8Array(sign(null, globalSignedBytes(signature, trustedComment), privateKey));
   return encodeSignature({
     algorithm, keyId: key.keyId, signature, untrustedComment: `signature from pegscope secret key ${key.keyIdHex}`, trustedComment, globalSignature,
@@ -109,10 +127,25 @@ export interface VerifiedSignature {
 /** Checks a `.minisig` of `bytes` against any of `publicKeys`; throws SignatureError saying what failed. */
 export function verifyBytes(bytes: Uint8Array, signatureText: string, publicKeys: readonly MinisignPublicKey[]): VerifiedSignature {
   const sig = parseSignature(signatureText);
+  return verifyMessage(sig.algorithm === 'ED' ? blake2b512(bytes) : bytes, sig, publicKeys);
+}
+
+/**
+ * Checks a `.minisig` of a file whose BLAKE2b-512 is `prehash`
+ * (blake2b512OfFile) against any of `publicKeys`. Only an `ED` signature
+ * covers a prehash: an `Ed` one is refused, saying so.
+ */
+export function verifyPrehashed(prehash: Uint8Array, signatureText: string, publicKeys: readonly MinisignPublicKey[]): VerifiedSignature {
+  const sig = parseSignature(signatureText);
+  if (sig.algorithm !== 'ED') throw new SignatureError('the signature is of algorithm "Ed" (the bytes themselves); this file must be signed prehashed ("ED", minisign\'s default)');
+  return verifyMessage(prehash, sig, publicKeys);
+}
+
+function verifyMessage(message: Uint8Array, sig: MinisignSignature, publicKeys: readonly MinisignPublicKey[]): VerifiedSignature {
   const key = publicKeys.find((k) => Buffer.compare(Buffer.from(k.keyId), Buffer.from(sig.keyId)) === 0);
   if (!key) throw new SignatureError(`signed by key ${sig.keyIdHex}, which is not among the trusted keys (${publicKeys.map((k) => k.keyIdHex).join(', ')})`);
   const publicKey = publicKeyOf(key.key);
-  if (!verify(null, sig.algorithm === 'ED' ? blake2b512(bytes) : bytes, publicKey, sig.signature)) {
+  if (!verify(null, message, publicKey, sig.signature)) {
     throw new SignatureError(`the signature by key ${sig.keyIdHex} does not match the file`);
   }
   if (!verify(null, concatBytes(sig.signature, new TextEncoder().encode(sig.trustedComment)), publicKey, sig.globalSignature)) {
