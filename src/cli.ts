@@ -289,21 +289,23 @@ export function buildProgram(): Command {
   program.command('mirror').description('keep a verified copy of a signed release: check manifest.json\'s signature, download only the files the copy lacks, publish it atomically (docs/mirror.md); no node, no DuckDB')
     .argument('<origin-url>', 'the root of the origin\'s release, where manifest.json and manifest.json.minisig are (e.g. https://pegscope.example/)')
     .requiredOption('--out <dir>', 'the copy: current -> releases/<id>, what `serve --out`, nginx and the host configs read')
-    .option('--public-key <key>', 'a trusted minisign public key: its file or its RW… line; repeat it during a key rotation (docs/verifying.md)', (key: string, keys: string[]) => [...keys, key], [])
+    .option('--public-key <key>', 'a trusted minisign public key (RW…) or its file; repeat it or separate keys with commas during a key rotation (docs/verifying.md); required', collect, [])
     .option('--every <duration>', 'pull again every duration (30s, 5m, 1h); a refused pull is logged and tried again')
     .option('--keep <n>', 'complete releases to keep', parseInteger('--keep', 1, MAX_KEEP), DEFAULT_KEEP_RELEASES)
     .option('--concurrency <n>', 'downloads at once', parseInteger('--concurrency', 1, MAX_MIRROR_CONCURRENCY), 8)
     .option('--json', 'print each pull as one line of JSON on standard output: status, release_id, as_of_height, files and bytes fetched, resumed, linked and refused, problems, seconds')
     .action(async (origin: string, flags: { out: string; publicKey: string[]; every?: string; keep: number; concurrency: number; json?: boolean }) => {
-      const { publicKeys } = await import('./trust/public-keys.js');
-      const [{ pullEvery, pullRelease }, { originBase }] = await Promise.all([import('./mirror/mirror.js'), import('./mirror/origin.js')]);
+      const [{ pullEvery, pullRelease }, { originBase }, { readPublicKeys }] = await Promise.all([import('./mirror/mirror.js'), import('./mirror/origin.js'), import('./trust/keys.js')]);
+      if (flags.publicKey.length === 0) throw new UsageError('--public-key is required: the publisher\'s minisign public key (RW…) or its file, which every release must be signed by');
+      let publicKeys;
       try {
         originBase(origin);
+        publicKeys = readPublicKeys(flags.publicKey);
       } catch (err) {
         throw new UsageError((err as Error).message);
       }
       const intervalMs = flags.every === undefined ? undefined : parseDuration(flags.every, '--every', MAX_INTERVAL_MS);
-      const options = { origin, outDir: flags.out, publicKeys: publicKeys(flags.publicKey, '--public-key'), keep: flags.keep, concurrency: flags.concurrency, progress: consoleProgress(), log };
+      const options = { origin, outDir: flags.out, publicKeys, keep: flags.keep, concurrency: flags.concurrency, progress: consoleProgress(), log };
       const report = (summary: MirrorSummary) => {
         if (flags.json) printJson(summary);
         else for (const problem of summary.problems) log(`mirror refused: ${problem}`);

@@ -38,7 +38,7 @@ import { AmountTableError, parseAmountTable, type AmountTable, type NetworkName 
 import { Lru, type LruLimits } from '../lru.js';
 import { RANGES_INDEX_PATH, RangeFormatError, rangePrefix, type RangeKind, type RangesIndexBody } from '@pegscope/client';
 import { indexRange, type IndexedRange } from '../api/range-file.js';
-import { AMOUNT_TABLE_PATH, MANIFEST_FILE, REQUIRED_FILES } from '../api/release-files.js';
+import { AMOUNT_TABLE_PATH, MANIFEST_FILE, MANIFEST_SIGNATURE_FILE, REQUIRED_FILES } from '../api/release-files.js';
 import { rangeFileOf } from './ranges.js';
 import { ManifestFormatError, ManifestIndex, type ManifestEntry } from './manifest-index.js';
 
@@ -286,12 +286,13 @@ export class Site {
   /**
    * A release file opened for streaming, or null when the manifest does not
    * list it. manifest.json itself is the root of trust and is opened as it
-   * is; every other file must have the manifest's size, and its sha256 is
+   * is, and so is its signature (which the manifest cannot list); every other file must have the manifest's size, and its sha256 is
    * checked in the pass that computes its ETag.
    */
   async open(release: Release, rel: string): Promise<OpenFile | null> {
-    const entry = rel === MANIFEST_FILE ? null : this.files.lookup(release, rel);
-    if (!entry && rel !== MANIFEST_FILE) {
+    const unlisted = rel === MANIFEST_FILE || rel === MANIFEST_SIGNATURE_FILE;
+    const entry = unlisted ? null : this.files.lookup(release, rel);
+    if (!entry && !unlisted) {
       assertPresent(release);
       return null;
     }
@@ -300,6 +301,8 @@ export class Site {
       assertInside(release, rel);
       handle = await open(join(release.real, rel), OPEN_FLAGS);
     } catch (err) {
+      // An unsigned release has no signature: a 404, not a damaged release.
+      if (rel === MANIFEST_SIGNATURE_FILE && isMissing(err) && releaseKey(release.dir) === release.key) return null;
       throw refusal(release, rel, err);
     }
     try {
