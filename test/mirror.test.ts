@@ -21,6 +21,7 @@ import { startPlainServer, type PlainServer } from './helpers/plain-server.js';
 import { changedBytes, expectSameAnswers, growingOrigin, handOrigin, staticOrigin, type GrowingOrigin } from './helpers/mirror-origin.js';
 import { signRelease } from './helpers/sign-release.js';
 import { get } from './helpers/http.js';
+import { nginxAvailable, startNginx } from '../scripts/lib/nginx.js';
 
 const FROM = 2_500;
 
@@ -48,7 +49,7 @@ async function expectFaithfulCopy(summary: MirrorSummary): Promise<void> {
   expect(summary.problems).toEqual([]);
   expect(summary.status).toBe('published');
   expect(copyId()).toBe(basename(origin.dir()));
-  const verified = await verifyRelease(join(copyOut(), 'current'));
+  const verified = await verifyRelease(join(copyOut(), 'current'), { publicKeys: keys });
   expect(isOk(verified)).toBe(true);
   expect(verified.head.as_of_height).toBe(origin.height);
   const [fromOrigin, fromCopy] = await Promise.all([router(origin.outDir), router(copyOut())]);
@@ -210,6 +211,7 @@ describe('a pull killed during its downloads', () => {
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
       return { code, stdout };
     };
+    expect((await pull(plain.url)).ok).toBe(true);
     const ok = await run(plain.url);
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ command: 'mirror', ok: true, status: 'up-to-date', release_id: copyId(), as_of_height: origin.height });
@@ -341,4 +343,28 @@ describe('pegscope mirror refuses, the current copy untouched', () => {
       await moved.close();
     }
   });
+});
+
+describe('pegscope mirror from pegscope serve and from nginx with the release\'s nginx.conf', () => {
+  it.runIf(nginxAvailable())('first pull, then +1 and +100 blocks: each copy verifies with the key and serves what the origin serves', async () => {
+    const fromServe = join(work, 'copy-serve');
+    const fromNginx = join(work, 'copy-nginx');
+    const origins = { serve: await router(origin.outDir), nginx: (await startNginx(join(work, 'nginx'), join(origin.outDir, 'current'), join(origin.dir(), 'nginx.conf'))) };
+    try {
+      for (const step of [0, 1, 100]) {
+        const dir = step === 0 ? origin.dir() : await origin.grow(origin.height + step);
+        for (const [url, out] of [[origins.serve, fromServe], [origins.nginx.url, fromNginx]] as const) {
+          const summary = await pull(url, { outDir: out });
+          expect(summary.problems, `${url} +${step}`).toEqual([]);
+          expect(summary.status).toBe('published');
+          if (step > 0) expect(summary.fetched.bytes).toBeLessThanOrEqual((changedBytes(dir) + readFileSync(join(dir, 'changes.json')).length) * 1.05);
+          const verified = await verifyRelease(join(out, 'current'), { publicKeys: keys });
+          expect(isOk(verified), `${url} +${step}`).toBe(true);
+          expect(await expectSameAnswers(origins.serve, await router(out), dir)).toBeGreaterThan(50);
+        }
+      }
+    } finally {
+      await origins.nginx.stop();
+    }
+  }, 300_000);
 });

@@ -227,7 +227,7 @@ location /dumps/ {
     try_files $uri =404;
 }
 
-location ~ "^/feeds/(?:links|risk)\\.(?:atom|json)$" {
+location ~ "^/feeds/(?:links|risk)\\.(?:atom|json)(?:\\.(?:gz|br))?$" {
     try_files $uri =404;
 }
 

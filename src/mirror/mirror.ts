@@ -18,7 +18,7 @@ import { MANIFEST_FILE, MANIFEST_SIGNATURE_FILE } from '../api/release-files.js'
 import { acquireJobLock } from '../lock.js';
 import { silentProgress, type Progress } from '../progress.js';
 import { currentRelease, pruneReleases, publishRelease, RELEASE_ID_PATTERN, startRelease } from '../export/publish.js';
-import { readManifest, type ManifestEntry, type ManifestHead } from '../export/verify.js';
+import { readManifest, type ManifestEntry, type ManifestHead } from '../export/manifest-read.js';
 import { verifyBytes, type VerifiedSignature } from '../trust/minisign.js';
 import { downloadTo, fetchSmall, originBase, OriginError, type Origin } from './origin.js';
 

@@ -13,7 +13,6 @@ import { exportRelease } from '../../src/export/export.js';
 import { isServedFile } from '../../src/api/release-files.js';
 import type { SecretKey } from '../../src/trust/minisign.js';
 import { analysedDb, scanAndAnalyze } from './export-pipeline.js';
-import { signRelease } from './sign-release.js';
 import { get } from './http.js';
 
 export const NOW = 1_800_000_000;
@@ -25,7 +24,7 @@ export interface GrowingOrigin {
   height: number;
   /** The published release directory, symlinks resolved. */
   dir(): string;
-  /** Scans to `to`, analyses, exports and signs a release; returns its directory. */
+  /** Scans to `to`, analyses, exports a release signed with the key (export --sign-key); returns its directory. */
   grow(to: number): Promise<string>;
   close(): Promise<void>;
 }
@@ -38,9 +37,7 @@ export async function growingOrigin(outDir: string, key: SecretKey, from: number
     async grow(to) {
       if (to !== origin.height) await scanAndAnalyze(db, source, to, NOW + to - from);
       origin.height = to;
-      const { dir } = await exportRelease(db, { outDir });
-      signRelease(dir, key);
-      return dir;
+      return (await exportRelease(db, { outDir, signKey: key })).dir;
     },
     async close() {
       await source.close();
