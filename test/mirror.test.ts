@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSecretKey, type SecretKey } from '../src/trust/minisign.js';
 import { parsePublicKey, type MinisignPublicKey } from '@pegscope/client';
 import { publicKeyFile } from '../src/trust/minisign.js';
-import { pullRelease, type MirrorOptions, type MirrorSummary } from '../src/mirror/mirror.js';
+import { pullEvery, pullRelease, type MirrorOptions, type MirrorSummary } from '../src/mirror/mirror.js';
 import { isOk, verifyRelease } from '../src/export/verify.js';
 import { startServer, type RunningServer } from '../src/serve/server.js';
 import { startPlainServer, type PlainServer } from './helpers/plain-server.js';
@@ -223,6 +223,31 @@ describe('a pull killed during its downloads', () => {
     } finally {
       await html.close();
     }
+  }, 60_000);
+});
+
+describe('--every', () => {
+  it('pulls again at each interval until stopped; a refused pull is logged and the next one tried', async () => {
+    const root = join(work, 'every-root');
+    mkdirSync(join(work, 'every-empty'), { recursive: true });
+    symlinkSync(join(work, 'every-empty'), root);
+    const server = await staticOrigin(root);
+    const stop = new AbortController();
+    const seen: MirrorSummary[] = [];
+    const lines: string[] = [];
+    try {
+      await pullEvery({ origin: server.url, outDir: copyOut(), publicKeys: keys, keep: 3, log: (line) => lines.push(line), attempts: 1 }, 100, (summary) => {
+        seen.push(summary);
+        // The origin comes back after the first pull was refused.
+        if (seen.length === 1) { unlinkSync(root); symlinkSync(join(origin.outDir, 'current'), root); }
+        if (seen.length === 3) stop.abort();
+      }, stop.signal);
+    } finally {
+      await server.close();
+    }
+    expect(seen.map((s) => s.status)).toEqual(['refused', 'up-to-date', 'up-to-date']);
+    expect(lines.some((line) => /^mirror: manifest\.json\.minisig: the origin answered HTTP 404/.test(line))).toBe(true);
+    expect(lines.at(-1)).toBe('mirror: stopped');
   }, 60_000);
 });
 
