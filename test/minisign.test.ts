@@ -44,7 +44,7 @@ describe('pegscope signatures', () => {
       expect(parseSignature(sig).algorithm).toBe(algorithm);
       expect(verifyBytes(bytes, sig, [publicKey]).fields.as_of_height).toBe('5');
       const changed = Uint8Array.from(bytes);
-      changed[2] ^= 1;
+      changed[2] = changed[2]! ^ 1;
       expect(() => verifyBytes(changed, sig, [publicKey])).toThrow('does not match the file');
       expect(() => verifyBytes(bytes, sig.replace('as_of_height:5', 'as_of_height:6'), [publicKey])).toThrow("trusted comment's signature");
       expect(() => verifyBytes(bytes, sig, [parsePublicKey(publicKeyFile(generateSecretKey()))])).toThrow('not among the trusted keys');
@@ -55,7 +55,7 @@ describe('pegscope signatures', () => {
     const text = encodeSecretKey(key);
     expect(parseSecretKey(text)).toEqual(key);
     const raw = Buffer.from(text.split('\n')[1]!, 'base64');
-    raw[100] ^= 1;
+    raw[100] = raw[100]! ^ 1;
     const damaged = `untrusted comment: x\n${raw.toString('base64')}\n`;
     expect(() => parseSecretKey(damaged)).toThrow('damaged');
     try {

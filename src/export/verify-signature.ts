@@ -214,8 +214,10 @@ async function checkShard(root: string, path: string, kind: string, shard: strin
   for (const [prefix, sha256] of Object.entries(parsed.ranges)) {
     const range = `api/range/${kind}/${prefix}.json`;
     if (prefix.length !== prefixLength || !prefix.startsWith(shard) || !/^[0-9a-f]+$/.test(prefix)) fail(path, `lists prefix ${JSON.stringify(prefix)}, which is not in shard ${shard}`);
-    else if (digests.get(range) !== sha256) fail(path, `lists ${range} with sha256 ${String(sha256)}; manifest.json ${digests.has(range) ? `says ${digests.get(range)!}` : 'does not list it'}`);
-    else listed.add(range);
+    else {
+      listed.add(range);
+      if (digests.get(range) !== sha256) fail(path, `lists ${range} with sha256 ${String(sha256)}; manifest.json ${digests.has(range) ? `says ${digests.get(range)!}` : 'does not list it'}`);
+    }
   }
 }
 

@@ -73,7 +73,7 @@ export function formatVerdict(result: VerifyResult): string {
   const signed = result.signature?.ok ? `; signed by key ${result.signature.key_id!} for release ${result.signature.release!}, its wallet's index too` : '';
   if (isOk(result)) return `ok: ${result.dir} matches its manifest.json (${listed})${signed}`;
   const counts = Object.entries(result.problems).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`);
-  const { signature, index, ...files } = result.problems;
+  const { signature, index: _index, ...files } = result.problems;
   const what = Object.values(files).some((n) => n > 0) ? 'does not match its manifest.json'
     : signature > 0 ? 'is not signed by a trusted key as required' : 'has a signed index that does not match its manifest.json';
   return `FAILED: ${result.dir} ${what}: ${counts.join(', ')} (manifest lists ${listed})`;

@@ -286,8 +286,9 @@ export class Site {
   /**
    * A release file opened for streaming, or null when the manifest does not
    * list it. manifest.json itself is the root of trust and is opened as it
-   * is, and so is its signature (which the manifest cannot list); every other file must have the manifest's size, and its sha256 is
-   * checked in the pass that computes its ETag.
+   * is, and so is its signature (docs/verifying.md), which it cannot list
+   * (null when the release is unsigned); every other file must have the
+   * manifest's size, and its sha256 is checked in the pass that computes its ETag.
    */
   async open(release: Release, rel: string): Promise<OpenFile | null> {
     const unlisted = rel === MANIFEST_FILE || rel === MANIFEST_SIGNATURE_FILE;
@@ -301,13 +302,15 @@ export class Site {
       assertInside(release, rel);
       handle = await open(join(release.real, rel), OPEN_FLAGS);
     } catch (err) {
-      // An unsigned release has no signature: a 404, not a damaged release.
-      if (rel === MANIFEST_SIGNATURE_FILE && isMissing(err) && releaseKey(release.dir) === release.key) return null;
+      if (rel === MANIFEST_SIGNATURE_FILE && isMissing(err)) {
+        assertPresent(release);
+        return null;
+      }
       throw refusal(release, rel, err);
     }
     try {
       const stats = await handle.stat({ bigint: true });
-      checkStats(release, rel, stats, entry, Number.MAX_SAFE_INTEGER);
+      checkStats(release, rel, stats, entry, rel === MANIFEST_SIGNATURE_FILE ? SIGNATURE_MAX_BYTES : Number.MAX_SAFE_INTEGER);
       const digest = await this.files.digest(handle, stats);
       if (entry && digest.sha256 !== entry.sha256) throw new ReleaseDamaged(release.id, `${rel} does not have the sha256 manifest.json lists`);
       return { handle, size: Number(stats.size), mtimeMs: Number(stats.mtimeMs), etag: digest.etag };
@@ -317,6 +320,9 @@ export class Site {
     }
   }
 }
+
+/** A minisign signature is four short lines; anything larger is not one. */
+const SIGNATURE_MAX_BYTES = 4096;
 
 /** Read-only; never through a symbolic link; a FIFO opens without waiting for a writer (and is refused by its stats). */
 const OPEN_FLAGS = fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK;
