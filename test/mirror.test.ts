@@ -172,7 +172,7 @@ describe('a pull killed during its downloads', () => {
     const slow = await staticOrigin(join(origin.outDir, 'current'), { bytesPerSecond: 40_000 });
     const child = mirrorProcess(slow.url, '--concurrency', '4');
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    let maps = '';
+    let maps: string;
     try {
       // Killed once some files are downloaded and checked and others are half-way.
       for (let waited = 0; !(listObjects().some((n) => !n.endsWith('.part')) && listObjects().some((n) => n.endsWith('.part'))); waited += 50) {
