@@ -19,15 +19,15 @@ import { acquireJobLock } from '../lock.js';
 import { silentProgress, type Progress } from '../progress.js';
 import { currentRelease, pruneReleases, publishRelease, RELEASE_ID_PATTERN, startRelease } from '../export/publish.js';
 import { readManifest, type ManifestEntry, type ManifestHead } from '../export/manifest-read.js';
-import { verifyBytes, type VerifiedSignature } from '../trust/minisign.js';
-import { downloadTo, fetchSmall, originBase, OriginError, type Origin } from './origin.js';
+import { blake2b512OfFile, verifyPrehashed, type VerifiedSignature } from '../trust/minisign.js';
+import { downloadTo, fetchSmall, fetchToFile, originBase, OriginError, type Origin } from './origin.js';
 
 /** Beside the releases: the downloads of a pull, kept across a kill (one file per sha256) and removed once it is published. */
 export const DOWNLOADS_DIR = '.mirror';
 const OBJECTS = 'objects';
 const MAX_SIGNATURE_BYTES = 4096;
-/** The x10 preset's manifest is about 1 GB; a manifest is held in memory once to check its signature. */
-const MAX_MANIFEST_BYTES = 2 ** 31 - 1;
+/** The x10 preset's manifest is over 1 GB; it is streamed to disk and hashed there, never held in memory. */
+const MAX_MANIFEST_BYTES = 64 * 2 ** 30;
 
 export interface MirrorOptions {
   origin: string;
@@ -83,7 +83,7 @@ interface Local {
   bySha: Map<string, { path: string; size: number }>;
 }
 
-interface Signed { manifest: Uint8Array; signature: string; verified: VerifiedSignature; id: string; network: string; height: number; signedAt: number }
+interface Signed { signature: string; verified: VerifiedSignature; id: string; network: string; height: number; signedAt: number }
 
 const emptyTally = (): Tally => ({ files: 0, bytes: 0 });
 
@@ -115,12 +115,13 @@ export async function pullRelease(opts: MirrorOptions): Promise<MirrorSummary> {
 
 async function pull(origin: Origin, opts: MirrorOptions, summary: MirrorSummary): Promise<void> {
   const onRetry = (why: string) => opts.log(`mirror: ${why}`);
-  const signed = await fetchSigned(origin, opts.publicKeys, onRetry);
-  Object.assign(summary, { release_id: signed.id, network: signed.network, as_of_height: signed.height });
   const downloads = join(opts.outDir, DOWNLOADS_DIR);
   await mkdir(join(downloads, OBJECTS), { recursive: true });
   const manifestPath = join(downloads, MANIFEST_FILE);
-  await writeFile(manifestPath, signed.manifest);
+  // A kill right after publishing leaves this name linked to the published manifest: removed, never written through.
+  await rm(manifestPath, { force: true });
+  const signed = await fetchSigned(origin, opts.publicKeys, manifestPath, onRetry);
+  Object.assign(summary, { release_id: signed.id, network: signed.network, as_of_height: signed.height });
   const entries = await manifestEntries(manifestPath, signed);
   summary.files = entries.length;
   summary.bytes = entries.reduce((n, e) => n + e.size, 0);
@@ -146,7 +147,7 @@ async function pull(origin: Origin, opts: MirrorOptions, summary: MirrorSummary)
     }
     await link(sources.get(entry.path)!, join(release.dir, entry.path));
   }
-  await writeFile(join(release.dir, MANIFEST_FILE), signed.manifest);
+  await link(manifestPath, join(release.dir, MANIFEST_FILE));
   await writeFile(join(release.dir, MANIFEST_SIGNATURE_FILE), signed.signature);
   await publishRelease(opts.outDir, release, signed.id);
   const pruned = await pruneReleases(opts.outDir, opts.keep);
@@ -157,13 +158,13 @@ async function pull(origin: Origin, opts: MirrorOptions, summary: MirrorSummary)
     + `${summary.linked.files} linked, ${summary.resumed.files} resumed${pruned.length ? `; pruned ${pruned.join(', ')}` : ''}`);
 }
 
-/** manifest.json and its signature from the origin, the signature checked and its trusted comment read. */
-async function fetchSigned(origin: Origin, keys: readonly MinisignPublicKey[], onRetry: (why: string) => void): Promise<Signed> {
+/** manifest.json (into `manifestPath`) and its signature from the origin, the signature checked and its trusted comment read. */
+async function fetchSigned(origin: Origin, keys: readonly MinisignPublicKey[], manifestPath: string, onRetry: (why: string) => void): Promise<Signed> {
   const signature = new TextDecoder().decode(await fetchSmall(origin, MANIFEST_SIGNATURE_FILE, MAX_SIGNATURE_BYTES, onRetry));
-  const manifest = await fetchSmall(origin, MANIFEST_FILE, MAX_MANIFEST_BYTES, onRetry);
+  await fetchToFile(origin, MANIFEST_FILE, manifestPath, MAX_MANIFEST_BYTES, onRetry);
   let verified: VerifiedSignature;
   try {
-    verified = verifyBytes(manifest, signature, keys);
+    verified = verifyPrehashed(await blake2b512OfFile(manifestPath), signature, keys);
   } catch (err) {
     throw new MirrorRefusal(`${MANIFEST_SIGNATURE_FILE}: ${(err as Error).message}; the current release is unchanged`);
   }
@@ -174,7 +175,7 @@ async function fetchSigned(origin: Origin, keys: readonly MinisignPublicKey[], o
   if (!fields.network || !Number.isSafeInteger(height) || height < 0 || !Number.isSafeInteger(signedAt) || !RELEASE_ID_PATTERN.test(fields.release ?? '')) {
     throw new MirrorRefusal(`${MANIFEST_SIGNATURE_FILE}: its trusted comment lacks network, as_of_height, release or timestamp (docs/verifying.md): ${verified.trustedComment}`);
   }
-  return { manifest, signature, verified, id: fields.release!, network: fields.network, height, signedAt };
+  return { signature, verified, id: fields.release!, network: fields.network, height, signedAt };
 }
 
 /** The manifest's files, in path order, checked against the trusted comment; a path that would leave the release or overwrite the manifest is refused. */

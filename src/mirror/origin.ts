@@ -104,7 +104,30 @@ function refuseHtml(res: Response, path: string): void {
   }
 }
 
-/** A small file (the manifest, its signature), whole, at most `maxBytes`. */
+/** A file of unknown size (the manifest: over 1 GB at x10) streamed into `file`, at most `maxBytes`. */
+export async function fetchToFile(origin: Origin, path: string, file: string, maxBytes: number, onRetry?: (why: string) => void): Promise<void> {
+  await withRetries(origin, path, async () => {
+    const res = await get(origin, fileUrl(origin.base, path), {});
+    checkStatus(res, path, [200]);
+    refuseHtml(res, path);
+    let size = 0;
+    const limited = async function* (body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+      for await (const chunk of body) {
+        size += chunk.length;
+        if (size > maxBytes) throw new OriginError(`${path}: the origin sent more than ${maxBytes} bytes`);
+        yield chunk;
+      }
+    };
+    try {
+      await pipeline(Readable.fromWeb(res.body as never), limited, createWriteStream(file));
+    } catch (err) {
+      if (err instanceof OriginError) throw err;
+      throw new Transient((err as Error).message);
+    }
+  }, onRetry);
+}
+
+/** A small file (a signature), whole, at most `maxBytes`. */
 export async function fetchSmall(origin: Origin, path: string, maxBytes: number, onRetry?: (why: string) => void): Promise<Uint8Array> {
   return withRetries(origin, path, async () => {
     const res = await get(origin, fileUrl(origin.base, path), {});
