@@ -61,7 +61,10 @@ export interface MirrorSummary {
   bytes: number;
   /** Downloaded in this pull (bytes: what came over the network, resumed parts included only for what they added). */
   fetched: Tally;
-  /** Downloaded and checked by an earlier pull that was killed, taken from the downloads directory. */
+  /**
+   * What a killed pull had downloaded: files it had checked (taken whole),
+   * and bytes of those it left half-way, continued with a Range request.
+   */
   resumed: Tally;
   /** Hard-linked from the local current release. */
   linked: Tally;
@@ -270,7 +273,9 @@ async function fetchMissing(origin: Origin, opts: MirrorOptions, entries: readon
       });
       if (got === null) return;
       summary.fetched.files++;
-      summary.fetched.bytes += got;
+      summary.fetched.bytes += got.fetched;
+      summary.resumed.bytes += got.kept;
+      progress.update(done += got.kept);
       const sha256 = await sha256File(part);
       if (sha256 !== entry.sha256) {
         await rm(part, { force: true });

@@ -151,10 +151,13 @@ export async function fetchSmall(origin: Origin, path: string, maxBytes: number,
  * Downloads `path` into `partFile`, resuming what an earlier attempt left
  * there with a Range request when the origin honours it (else from the
  * start). Never writes more than `size` bytes; the caller checks the sha256.
- * `onBytes` gets each chunk's length, for progress.
+ * `onBytes` gets each chunk's length, for progress. Returns the bytes that
+ * came over the network and those an earlier attempt or pull had left.
  */
-export async function downloadTo(origin: Origin, path: string, size: number, partFile: string, onBytes: (n: number) => void, onRetry?: (why: string) => void): Promise<number> {
+export async function downloadTo(origin: Origin, path: string, size: number, partFile: string, onBytes: (n: number) => void,
+  onRetry?: (why: string) => void): Promise<{ fetched: number; kept: number }> {
   let fetched = 0;
+  let kept = 0;
   await withRetries(origin, path, async () => {
     const have = await stat(partFile).then((s) => (s.size <= size ? s.size : 0), () => 0);
     const res = await get(origin, fileUrl(origin.base, path), have > 0 ? { range: `bytes=${have}-` } : {});
@@ -169,7 +172,8 @@ export async function downloadTo(origin: Origin, path: string, size: number, par
       await res.body?.cancel();
       throw new OriginError(`${path}: the origin answered another byte range than asked (${res.headers.get('content-range') ?? 'none'})`);
     }
-    let written = resumed ? have : 0;
+    kept = resumed ? have : 0;
+    let written = kept;
     const limited = async function* (body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
       for await (const chunk of body) {
         written += chunk.length;
@@ -187,5 +191,5 @@ export async function downloadTo(origin: Origin, path: string, size: number, par
     }
     if (written < size) throw new Transient(`${path}: the origin sent ${written} of ${size} bytes`);
   }, onRetry);
-  return fetched;
+  return { fetched, kept };
 }
