@@ -6,7 +6,7 @@
  * `verify` passes on the copy and `serve` answers from it what it answers
  * from the origin.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -214,7 +214,7 @@ describe('a pull killed during its downloads', () => {
     expect(listObjects()).toEqual([]);
   }, 240_000);
 
-  it('the CLI prints one JSON line a pull and exits 1 on a refusal', async () => {
+  it('the CLI prints one JSON line a pull, exits 1 on a refusal and 2 without a key', async () => {
     const run = async (url: string): Promise<{ code: number | null; stdout: string }> => {
       const child = mirrorProcess(url, '--json');
       let stdout = '';
@@ -227,6 +227,9 @@ describe('a pull killed during its downloads', () => {
     const ok = await run(plain.url);
     expect(ok.code).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ command: 'mirror', ok: true, status: 'up-to-date', release_id: copyId(), as_of_height: origin.height });
+    const usage = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'bin.ts'), 'mirror', plain.url, '--out', copyOut()], { cwd: ROOT, encoding: 'utf8' });
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toMatch(/--public-key is required/);
     const html = await handOrigin((_req, res) => { res.writeHead(200, { 'content-type': 'text/html' }).end('<p>'); });
     try {
       const refused = await run(html.url);
