@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parsePublicKey, parseSignature, parseTrustedComment, formatTrustedComment, base64Decode, base64Encode, SignatureError } from '@pegscope/client';
-import { encodeSecretKey, generateSecretKey, parseSecretKey, publicKeyFile, signBytes, verifyBytes } from '../src/trust/minisign.js';
+import { blake2b512OfFile, encodeSecretKey, generateSecretKey, parseSecretKey, publicKeyFile, signBytes, signPrehashed, verifyBytes, verifyPrehashed } from '../src/trust/minisign.js';
 
 const MINISIGN = process.env.PEGSCOPE_MINISIGN ?? 'minisign';
 const hasMinisign = spawnSync(MINISIGN, ['-v']).status === 0;
@@ -49,6 +49,16 @@ describe('pegscope signatures', () => {
       expect(() => verifyBytes(bytes, sig.replace('as_of_height:5', 'as_of_height:6'), [publicKey])).toThrow("trusted comment's signature");
       expect(() => verifyBytes(bytes, sig, [parsePublicKey(publicKeyFile(generateSecretKey()))])).toThrow('not among the trusted keys');
     }
+  });
+
+  it('sign and check a file streamed through its BLAKE2b-512 (ED) as they do its bytes; a prehash never checks an Ed signature', async () => {
+    const file = join(dir, 'streamed.json');
+    writeFileSync(file, bytes);
+    const prehash = await blake2b512OfFile(file);
+    const sig = signPrehashed(prehash, key, 'file:streamed.json');
+    expect(verifyBytes(bytes, sig, [publicKey]).fields.file).toBe('streamed.json');
+    expect(verifyPrehashed(prehash, signBytes(bytes, key, 'file:x'), [publicKey]).fields.file).toBe('x');
+    expect(() => verifyPrehashed(prehash, signBytes(bytes, key, 'file:x', 'Ed'), [publicKey])).toThrow('must be signed prehashed');
   });
 
   it('round-trip the secret key file and refuse a damaged one without quoting it', () => {

@@ -283,6 +283,22 @@ describe('a signed release', () => {
     }
     expect(existsSync(join(out, 'current'))).toBe(false);
   });
+
+  it('job --sign-key signs the release it publishes, and export signs with the key PEGSCOPE_SIGN_KEY names', async () => {
+    const out = join(work, 'job-site');
+    const job = await run(['job', '--network', 'sim', '--source', 'sim', '--preset', 'tiny', '--to', '600', '--db', join(work, 'job.duckdb'), '--out', out, '--sign-key', secretFile]);
+    expect(job.code, job.stderr).toBe(0);
+    expect((await run(['verify', join(out, 'current'), '--public-key', publicFile])).code).toBe(0);
+    vi.stubEnv('PEGSCOPE_SIGN_KEY', secretFile);
+    try {
+      const exported = await run(['export', '--db', join(work, 'job.duckdb'), '--out', out]);
+      expect(exported.code, exported.stderr).toBe(0);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    const verified = await run(['verify', '--json', join(out, 'current'), '--public-key', publicFile]);
+    expect(JSON.parse(verified.stdout).signature).toMatchObject({ ok: true, key_id: key.keyIdHex, as_of_height: 600 });
+  });
 });
 
 describe('signed exports, incremental and full', () => {
