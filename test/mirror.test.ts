@@ -78,6 +78,8 @@ describe('pegscope mirror from python3 -m http.server', () => {
     expect(summary.fetched.bytes).toBe(summary.bytes);
     expect(summary.linked.files).toBe(0);
     await expectFaithfulCopy(summary);
+    // The layout serve reads, and nothing of the exporter's state: a copy has none.
+    expect(readdirSync(copyOut()).sort()).toEqual(['.mirror', 'current', 'releases']);
     expect((await pull(plain.url)).status).toBe('up-to-date');
   }, 120_000);
 

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { link, lstat, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import pLimit from 'p-limit';
@@ -18,6 +18,7 @@ import { MANIFEST_FILE, MANIFEST_SIGNATURE_FILE } from '../api/release-files.js'
 import { acquireJobLock } from '../lock.js';
 import { silentProgress, type Progress } from '../progress.js';
 import { currentRelease, pruneReleases, publishRelease, RELEASE_ID_PATTERN, startRelease } from '../export/publish.js';
+import { STATE_DIR } from '../export/state.js';
 import { readManifest, type ManifestEntry, type ManifestHead } from '../export/manifest-read.js';
 import { blake2b512OfFile, verifyPrehashed, type VerifiedSignature } from '../trust/minisign.js';
 import { downloadTo, fetchSmall, fetchToFile, originBase, OriginError, type Origin } from './origin.js';
@@ -154,6 +155,7 @@ async function pull(origin: Origin, opts: MirrorOptions, summary: MirrorSummary)
   await writeFile(join(release.dir, MANIFEST_SIGNATURE_FILE), signed.signature);
   await publishRelease(opts.outDir, release, signed.id);
   const pruned = await pruneReleases(opts.outDir, opts.keep);
+  await removeEmptyStates(opts.outDir);
   await rm(join(downloads, OBJECTS), { recursive: true, force: true });
   await rm(manifestPath, { force: true });
   summary.status = 'published';
@@ -291,6 +293,20 @@ async function fetchMissing(origin: Origin, opts: MirrorOptions, entries: readon
   }
   if (summary.problems.length > 0 && summary.refused.files === 0) throw new MirrorRefusal(`${summary.problems.length} files could not be downloaded; the current release is unchanged, and what was downloaded is kept for the next pull`);
   return sources;
+}
+
+/**
+ * publish.ts gives every release a directory of exporter state; a copy has
+ * none to keep, so the empty ones go (a directory with content is an
+ * exporter's, and stays).
+ */
+async function removeEmptyStates(outDir: string): Promise<void> {
+  const states = join(outDir, STATE_DIR);
+  for (const dir of [...(await readdir(states)).map((name) => join(states, name)), states]) {
+    await rmdir(dir).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST' && err.code !== 'ENOTDIR' && err.code !== 'ENOENT') throw err;
+    });
+  }
 }
 
 async function isRegularFile(path: string, size: number): Promise<boolean> {
