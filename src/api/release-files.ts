@@ -58,7 +58,7 @@ export interface ReleaseFileRule {
   /** Release-relative paths of this row (a .gz/.br sibling follows the file it compresses). */
   pattern: RegExp;
   what: string;
-  /** Served by its file name, the same bytes, by the router and every mirror's config; else kept private where the host allows. */
+  /** Served by its file name, the same bytes, by the router and every mirror's config (a mirror copies what the manifest lists: docs/mirror.md); else kept private where the host allows. */
   served: boolean;
   /** The row of compressed siblings: served where the file they compress is. */
   sibling?: true;
