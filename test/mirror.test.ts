@@ -7,7 +7,7 @@
  * from the origin.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -287,6 +287,20 @@ const withEntry = (path: string) => (manifest: string): string => {
   entries.sort((a, b) => (pathOf(a) < pathOf(b) ? -1 : 1));
   return `${lines[0]}\n${entries.join(',\n')}\n}}\n`;
 };
+
+describe('a copy whose current was pointed back by hand', () => {
+  it('publishes the origin\'s release again though its directory is there', async () => {
+    const newest = copyId();
+    const older = readdirSync(join(copyOut(), 'releases')).filter((n) => !n.startsWith('.') && n !== newest).sort().at(-1)!;
+    const link = join(copyOut(), 'current-rollback');
+    symlinkSync(join('releases', older), link);
+    renameSync(link, join(copyOut(), 'current'));
+    const summary = await pull(plain.url);
+    expect(summary.previous?.release_id).toBe(older);
+    await expectFaithfulCopy(summary);
+    expect(copyId()).toBe(newest);
+  }, 120_000);
+});
 
 describe('pegscope mirror refuses, the current copy untouched', () => {
   async function refusedBy(dir: string, extra: Partial<MirrorOptions> = {}): Promise<string> {

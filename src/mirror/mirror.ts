@@ -17,7 +17,7 @@ import { parseSignature, parseTrustedComment, SignatureError, type MinisignPubli
 import { MANIFEST_FILE, MANIFEST_SIGNATURE_FILE } from '../api/release-files.js';
 import { acquireJobLock } from '../lock.js';
 import { silentProgress, type Progress } from '../progress.js';
-import { currentRelease, pruneReleases, publishRelease, RELEASE_ID_PATTERN, startRelease } from '../export/publish.js';
+import { currentRelease, pruneReleases, publishRelease, RELEASE_ID_PATTERN, RELEASES, startRelease } from '../export/publish.js';
 import { STATE_DIR } from '../export/state.js';
 import { readManifest, type ManifestEntry, type ManifestHead } from '../export/manifest-read.js';
 import { blake2b512OfFile, verifyPrehashed, type VerifiedSignature } from '../trust/minisign.js';
@@ -141,6 +141,8 @@ async function pull(origin: Origin, opts: MirrorOptions, summary: MirrorSummary)
   const sources = await fetchMissing(origin, opts, entries, local, summary, onRetry);
   if (summary.refused.files > 0) throw new MirrorRefusal(`${summary.refused.files} files of the origin do not match its signed manifest; the current release is unchanged`);
 
+  // The origin's release can be here already, not current: the operator pointed current back at an older one.
+  await rm(join(opts.outDir, RELEASES, signed.id), { recursive: true, force: true });
   const release = await startRelease(opts.outDir, signed.id);
   const made = new Set<string>();
   for (const entry of entries) {
