@@ -25,10 +25,24 @@ module.exports = {
     },
     {
       name: 'no-duckdb-outside-batch',
-      comment: 'the router, the wallet client, the explorer page and the shared api/domain code never load DuckDB, directly or through another module',
+      comment: 'the router, the mirror, the signing code, the wallet client, the explorer page and the shared api/domain code never load DuckDB, directly or through another module',
       severity: 'error',
-      from: { path: '^src/(serve|domain|api|web)/' },
+      from: { path: '^src/(serve|domain|api|web|trust|mirror)/' },
       to: { path: '@duckdb/', reachable: true },
+    },
+    {
+      name: 'mirror-copies-releases',
+      comment: 'src/mirror (docs/mirror.md) publishes with the exporter\'s publish.ts and reads manifests with verify.ts; it needs no batch stage before export, nor notify or serve',
+      severity: 'error',
+      from: { path: '^src/mirror/' },
+      to: { path: '^src/(chain|store|analysis|notify|serve)/' },
+    },
+    {
+      name: 'nothing-imports-the-mirror',
+      comment: 'the mirror is a command of its own: only cli.ts starts it',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(mirror/|cli\\.ts$)' },
+      to: { path: '^src/mirror/' },
     },
     {
       name: 'domain-is-pure',

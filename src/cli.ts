@@ -11,6 +11,7 @@ import type { Db } from './store/db.js';
 import type { SecretKey } from './trust/minisign.js';
 import { packageVersion } from './version.js';
 import type { ServeOptions } from './serve/server.js';
+import type { MirrorSummary } from './mirror/mirror.js';
 import { DEFAULT_CACHE_LIMITS } from './serve/limits.js';
 import { DEFAULT_CACHE_SECONDS } from './api/caching.js';
 import { DEFAULT_STALE_AFTER_SECONDS } from './api/health.js';
@@ -37,6 +38,9 @@ const MAX_WORKERS = 256;
 const MAX_ANSWER_CACHE_MIB = 65_536;
 const MIB = 1024 * 1024;
 const MAX_MEMORY_LIMIT_MB = 1_048_576;
+const MAX_MIRROR_CONCURRENCY = 64;
+/** --every waits with setTimeout, which cannot wait longer than this. */
+const MAX_INTERVAL_MS = 2 ** 31 - 1;
 
 function withCommon(cmd: Command): Command {
   return cmd
@@ -295,6 +299,36 @@ export function buildProgram(): Command {
       if (flags.json) printJson(await verifySummary(result, isOk(result), problems, started));
       else write(formatVerdict(result));
       if (!isOk(result)) process.exitCode = 1;
+    });
+
+  program.command('mirror').description('keep a verified copy of a signed release: check manifest.json\'s signature, download only the files the copy lacks, publish it atomically (docs/mirror.md); no node, no DuckDB')
+    .argument('<origin-url>', 'the root of the origin\'s release, where manifest.json and manifest.json.minisig are (e.g. https://pegscope.example/)')
+    .requiredOption('--out <dir>', 'the copy: current -> releases/<id>, what `serve --out`, nginx and the host configs read')
+    .option('--public-key <key>', 'a trusted minisign public key (RW…) or its file; repeat it or separate keys with commas during a key rotation (docs/verifying.md); required', collect, [])
+    .option('--every <duration>', 'pull again every duration (30s, 5m, 1h); a refused pull is logged and tried again')
+    .option('--keep <n>', 'complete releases to keep', parseInteger('--keep', 1, MAX_KEEP), DEFAULT_KEEP_RELEASES)
+    .option('--concurrency <n>', 'downloads at once', parseInteger('--concurrency', 1, MAX_MIRROR_CONCURRENCY), 8)
+    .option('--json', 'print each pull as one line of JSON on standard output: status, release_id, as_of_height, files and bytes fetched, resumed, linked and refused, problems, seconds')
+    .action(async (origin: string, flags: { out: string; publicKey: string[]; every?: string; keep: number; concurrency: number; json?: boolean }) => {
+      const [{ pullEvery, pullRelease }, { originBase }, { readPublicKeys }] = await Promise.all([import('./mirror/mirror.js'), import('./mirror/origin.js'), import('./trust/keys.js')]);
+      if (flags.publicKey.length === 0) throw new UsageError('--public-key is required: the publisher\'s minisign public key (RW…) or its file, which every release must be signed by');
+      let publicKeys;
+      try {
+        originBase(origin);
+        publicKeys = readPublicKeys(flags.publicKey);
+      } catch (err) {
+        throw new UsageError((err as Error).message);
+      }
+      const intervalMs = flags.every === undefined ? undefined : parseDuration(flags.every, '--every', MAX_INTERVAL_MS);
+      const options = { origin, outDir: flags.out, publicKeys, keep: flags.keep, concurrency: flags.concurrency, progress: consoleProgress(), log };
+      const report = (summary: MirrorSummary) => {
+        if (flags.json) printJson(summary);
+        else for (const problem of summary.problems) log(`mirror refused: ${problem}`);
+      };
+      if (intervalMs !== undefined) return pullEvery(options, intervalMs, report);
+      const summary = await pullRelease(options);
+      report(summary);
+      if (!summary.ok) process.exitCode = 1;
     });
 
   program.command('demo').description('run the job on the built-in demo chain, then serve it (what `npm start` does)')

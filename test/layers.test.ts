@@ -23,6 +23,8 @@ describe('layers', () => {
     // `pegscope serve` and `verify` run from the CLI module: the commands that need DuckDB import it when they run.
     ['the CLI before a command runs', 'src/cli.ts', 'src/serve/'],
     ['the wallet client', 'src/client/index.ts', 'packages/client/dist/index.js'],
+    // `pegscope mirror` keeps a copy with no DuckDB run (docs/mirror.md); test/mirror.test.ts also reads a pulling process's maps.
+    ['the mirror', 'src/mirror/mirror.ts', 'src/mirror/'],
   ])('%s never loads DuckDB: no @duckdb module in its import graph and no DuckDB library mapped', async (_name, entry, seen) => {
     const graph = await moduleGraph(entry);
     // The hook saw the graph (else an empty list would pass).

@@ -228,8 +228,16 @@ describe.runIf(enabled)('nginx answers like the router', () => {
     }
   });
 
-  it('does not serve the release internals: host configs, data/ and dot files', async () => {
-    for (const path of ['/nginx.conf', '/_redirects', '/_headers', '/netlify.toml', '/data/links.json', '/data/files.parquet', '/data/docs.parquet', '/api/.secret.json', '/api/range/../../nginx.conf']) {
+  it('serves the listed host configs and data/ by name, for mirrors (docs/mirror.md), with their bytes', async () => {
+    for (const rel of ['nginx.conf', '_redirects', '_headers', 'data/links.json']) {
+      const res = await get(nginx.url, `/${rel}`);
+      expect(res.status, rel).toBe(200);
+      expect(res.body.equals(readFileSync(join(dir, rel))), rel).toBe(true);
+    }
+  });
+
+  it('does not serve what no manifest lists: other files in data/, dot files, paths out of the release', async () => {
+    for (const path of ['/netlify.toml', '/data/files.parquet', '/data/docs.parquet', '/api/.secret.json', '/api/range/../.secret.json', '/feeds/../api/.secret.json']) {
       const res = await get(nginx.url, path);
       expect(res.status, path).toBe(404);
       expect(res.headers['content-type'], path).toBe('application/json; charset=utf-8');

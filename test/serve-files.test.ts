@@ -1,6 +1,6 @@
 /**
  * The router answers every file name a static mirror serves, with the same
- * bytes, and nothing the layout keeps private (docs/static-hosting.md "What
+ * bytes, and nothing a release does not list (docs/static-hosting.md "What
  * is in a release", generated from the same list the router uses).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,22 +26,23 @@ afterAll(async () => {
 });
 
 describe('the release by file name', () => {
-  it('every file the manifest lists is served by its path with its bytes, or 404 where the layout keeps it private', async () => {
+  it('every file the manifest lists is served by its path with its bytes: a mirror copies the whole release, data/ and host configs too', async () => {
     const listed = Object.keys((JSON.parse(readFileSync(join(release.dir, 'manifest.json'), 'utf8')) as { files: object }).files);
-    const served = listed.filter(isServedFile);
-    expect(served).toEqual(expect.arrayContaining(['api/health.json', 'api/index.json', 'api/pegin_amounts.json', 'api/pegout_amounts.json', 'api/links.csv', 'changes.json']));
-    expect(listed.filter((rel) => !isServedFile(rel))).toEqual(expect.arrayContaining(['_headers', '_redirects', 'nginx.conf']));
+    expect(listed).toEqual(expect.arrayContaining(['api/health.json', 'api/index.json', 'api/links.csv', 'changes.json', 'data/links.json', '_headers', '_redirects', 'nginx.conf']));
+    expect(listed.filter((rel) => !isServedFile(rel))).toEqual([]);
     for (const rel of [...listed, 'manifest.json']) {
       const res = await get(server.url, `/${rel}`);
-      if (rel === 'manifest.json' || isServedFile(rel)) {
-        expect(res.status, rel).toBe(200);
-        expect(res.body.equals(readFileSync(join(release.dir, rel))), rel).toBe(true);
-      } else {
-        expect(res.status, rel).toBe(404);
-        expect(res.json.error, rel).toMatch(/no such path/);
-      }
+      expect(res.status, rel).toBe(200);
+      expect(res.body.equals(readFileSync(join(release.dir, rel))), rel).toBe(true);
     }
   }, 120_000);
+
+  it('an unsigned release has no manifest.json.minisig: a 404, and the release is still served', async () => {
+    const res = await get(server.url, '/manifest.json.minisig');
+    expect(res.status).toBe(404);
+    expect(res.json.error).toMatch(/has no manifest\.json\.minisig/);
+    expect((await get(server.url, '/api/health')).status).toBe(200);
+  });
 
   it('a name the layout serves but the manifest does not list is a 404, and a file name takes no parameters', async () => {
     expect((await get(server.url, '/api/nothing.json')).status).toBe(404);

@@ -58,7 +58,7 @@ export interface ReleaseFileRule {
   /** Release-relative paths of this row (a .gz/.br sibling follows the file it compresses). */
   pattern: RegExp;
   what: string;
-  /** Served by its file name, the same bytes, by the router and every mirror's config; else kept private where the host allows. */
+  /** Served by its file name, the same bytes, by the router and every mirror's config (a mirror copies what the manifest lists: docs/mirror.md); else kept private where the host allows. */
   served: boolean;
   /** The row of compressed siblings: served where the file they compress is. */
   sibling?: true;
@@ -82,15 +82,15 @@ export const RELEASE_FILE_RULES: readonly ReleaseFileRule[] = [
   { paths: '`api/trace/<q>.json`, `.csv`', pattern: /^api\/trace\/[A-Za-z0-9]+\.(?:json|csv)$/, served: true, what: '`--layout files` only: q = every address, peg-in txid and peg-out (HogEx) txid' },
   { paths: '`api/address/<q>.json`, `api/follow/<q>.json`', pattern: /^api\/(?:address|follow)\/[A-Za-z0-9]+\.json$/, served: true, what: '`--layout files` only: every address; follow at the default depth 3' },
   { paths: '`api/block/<height>.json`, `api/block/<hash>.json`', pattern: /^api\/block\/[0-9a-f]+\.json$/, served: true, what: '`--layout files` only: every block with pegs (the two names are one hard-linked file)' },
-  { paths: '`data/links.json`, `data/pegin_amounts.json`, `data/pegout_amounts.json`', pattern: /^data\/[a-z_]+\.json$/, served: false, what: 'top 500 in API order, without an envelope (the router adds its release\'s, so they change only when the top rows do): the router slices these for other `limit`/`min_confidence` (no compressed siblings: only the router reads them)' },
-  { paths: '`data/follow/<q>.json`', pattern: /^data\/follow\/[A-Za-z0-9]+\.json$/, served: false, what: '`--layout files` only: full-depth (10) chains of addresses with at least one hop' },
+  { paths: '`data/links.json`, `data/pegin_amounts.json`, `data/pegout_amounts.json`', pattern: /^data\/[a-z_]+\.json$/, served: true, what: 'top 500 in API order, without an envelope (the router adds its release\'s, so they change only when the top rows do): the router slices these for other `limit`/`min_confidence` (no compressed siblings: only routers read them, a mirror\'s among them, which is why they are served; docs/mirror.md)' },
+  { paths: '`data/follow/<q>.json`', pattern: /^data\/follow\/[A-Za-z0-9]+\.json$/, served: true, what: '`--layout files` only: full-depth (10) chains of addresses with at least one hop (served for mirrors, as `data/links.json`)' },
   { paths: '`dumps/<name>/<name>-<from>-<to>.{parquet,csv.gz}`, `dumps/<name>.{parquet,csv.gz}`', pattern: /^dumps\/(?:[a-z_]+|([a-z_]+)\/\1-\d{8}-\d{8})\.(?:parquet|csv\.gz)$/, served: true, what: 'bulk data, partitioned by height where a table has heights (docs/dumps.md)' },
   { paths: '`dumps/views.sql`', pattern: /^dumps\/views\.sql$/, served: true, what: 'DuckDB views over the Parquet dumps, with TIMESTAMP columns, run from the release root (docs/dumps.md)' },
   { paths: '`api/signed.json`, `api/signed.json.minisig`, `api/signed/<kind>/<shard>.json`', pattern: /^api\/(?:signed\.json(?:\.minisig)?|signed\/[a-z]+\/[0-9a-f]+\.json)$/, served: true, what: 'the wallet\'s signed index: the sha256 of the amount table, of api/ranges.json and of each shard, which lists the sha256 of its range files; its signature when the release is signed (docs/verifying.md)' },
   { paths: '`changes.json`', pattern: /^changes\.json$/, served: true, what: 'the files added, changed and removed since the previous release, with size and sha256 (below)' },
   { paths: '`manifest.json`', pattern: /^manifest\.json$/, served: true, what: 'every file with size and sha256, one per line in path order (schemas/manifest.json)' },
   { paths: '`manifest.json.minisig`', pattern: /^manifest\.json\.minisig$/, served: true, what: 'the signature of manifest.json when the release is signed, in minisign\'s format (docs/verifying.md); not listed in the manifest it signs' },
-  { paths: '`_redirects`, `_headers`, `nginx.conf`', pattern: /^(?:_redirects|_headers|nginx\.conf)$/, served: false, what: 'configs for static hosts (below)' },
+  { paths: '`_redirects`, `_headers`, `nginx.conf`', pattern: /^(?:_redirects|_headers|nginx\.conf)$/, served: true, what: 'configs for static hosts (below), served so a mirror copies them (Netlify and Cloudflare Pages read them and never serve them: docs/mirror.md "Origins")' },
   { paths: '`*.gz`, `*.br`', pattern: /\.(?:gz|br)$/, served: true, sibling: true, what: 'precompressed copies of files ≥ 4 KiB (`.br` from 64 KiB, when it beats gzip by 10%), served where the file they compress is' },
 ];
 

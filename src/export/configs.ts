@@ -144,10 +144,11 @@ types {
     text/html html;
     text/css css;
     text/javascript js;
+    text/plain minisig;
 }
 default_type application/octet-stream;
 charset utf-8;
-charset_types application/json text/csv application/atom+xml application/sql text/css text/javascript;
+charset_types application/json text/csv application/atom+xml application/sql text/css text/javascript text/plain;
 # A request for X gets X.gz when the client takes gzip; Vary tells caches so.
 gzip_static on;
 gzip_vary on;
@@ -209,8 +210,16 @@ ${refuse(`-f $document_root/${RANGES_INDEX_PATH}`, 501, NGINX_MESSAGES.clientOnl
 }
 
 ${explorerNginx(nginxCommonHeaders('    '))}
-# The release's files by name; its internals (data/, the host configs) are not served.
+# The release's files by name, the router's data/ and the host configs too, so a mirror copies the whole release (docs/mirror.md).
 location /api/ {
+    try_files $uri =404;
+}
+
+location /data/ {
+    try_files $uri =404;
+}
+
+location ~ "^/(?:_redirects|_headers|nginx\\.conf|manifest\\.json\\.minisig)$" {
     try_files $uri =404;
 }
 
@@ -218,7 +227,7 @@ location /dumps/ {
     try_files $uri =404;
 }
 
-location ~ "^/feeds/(?:links|risk)\\.(?:atom|json)$" {
+location ~ "^/feeds/(?:links|risk)\\.(?:atom|json)(?:\\.(?:gz|br))?$" {
     try_files $uri =404;
 }
 

@@ -59,7 +59,7 @@ export function explorerNginx(common: string): string {
     add_header Referrer-Policy ${REFERRER_POLICY} always;
 ${common}`;
   const page = headers(analysisCacheControl(DEFAULT_CACHE_SECONDS));
-  return `# The explorer page: index.html and its content-hashed assets.
+  return `# The explorer page: index.html and its content-hashed assets (their .gz/.br by name too, for mirrors).
 location = / {
 ${page}
     try_files /${EXPLORER_INDEX} =404;
@@ -70,7 +70,7 @@ ${page}
     try_files $uri =404;
 }
 
-location ~ "^/${ASSETS_DIR}/${ASSET_NAME_NGINX}$" {
+location ~ "^/${ASSETS_DIR}/${ASSET_NAME_NGINX}(?:\\.(?:gz|br))?$" {
 ${headers(ASSET_CACHE_CONTROL)}
     try_files $uri =404;
 }
