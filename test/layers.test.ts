@@ -25,6 +25,8 @@ describe('layers', () => {
     ['the wallet client', 'src/client/index.ts', 'packages/client/dist/index.js'],
     // `pegscope mirror` keeps a copy with no DuckDB run (docs/mirror.md); test/mirror.test.ts also reads a pulling process's maps.
     ['the mirror', 'src/mirror/mirror.ts', 'src/mirror/'],
+    // A mirror's operator checks a copy with `verify --public-key` on a host with no DuckDB run either.
+    ['verify', 'src/export/verify.ts', 'src/export/verify-signature.ts'],
   ])('%s never loads DuckDB: no @duckdb module in its import graph and no DuckDB library mapped', async (_name, entry, seen) => {
     const graph = await moduleGraph(entry);
     // The hook saw the graph (else an empty list would pass).

@@ -12,6 +12,8 @@ export const MANIFEST_SIGNATURE_FILE = 'manifest.json.minisig';
 export const SIGNED_INDEX_PATH = 'api/signed.json';
 export const SIGNED_INDEX_SIGNATURE_PATH = 'api/signed.json.minisig';
 export const signedShardPath = (kind: string, shard: string): string => `api/signed/${kind}/${shard}.json`;
+/** Hex digits of a range prefix that name its shard. */
+export const shardLength = (prefixLength: number): number => Math.max(1, prefixLength - 2);
 /** The amount table wallets fetch and the router scores privacy with (docs/amounts.md). */
 export const AMOUNT_TABLE_PATH = 'api/amounts.json';
 

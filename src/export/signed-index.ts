@@ -9,7 +9,7 @@
 import { RANGE_KINDS, RANGES_INDEX_PATH, type RangeKind, type RangeLayout } from '@pegscope/client';
 import type { AnalysisStamp } from '../api/envelope.js';
 import { API_VERSION } from '../api/params.js';
-import { AMOUNT_TABLE_PATH, SIGNED_INDEX_PATH, SIGNED_INDEX_SIGNATURE_PATH, signedShardPath } from '../api/release-files.js';
+import { AMOUNT_TABLE_PATH, SIGNED_INDEX_PATH, SIGNED_INDEX_SIGNATURE_PATH, shardLength, signedShardPath } from '../api/release-files.js';
 import { signSmallFile, type ReleaseSigner } from './sign.js';
 import { exportSql } from './sql.js';
 import type { ReleaseWriter } from './writer.js';
@@ -18,9 +18,6 @@ const SHARDS = exportSql('signed-shards');
 /** The small files a client reads whose sha256 the index lists. */
 const INDEXED_FILES = [AMOUNT_TABLE_PATH, RANGES_INDEX_PATH].sort();
 const INDEXED_HASHES = `SELECT path, sha256 FROM x_files WHERE path IN (${INDEXED_FILES.map((_, i) => `$${i + 1}`).join(', ')}) ORDER BY path`;
-
-/** Hex digits of a range prefix that name its shard. */
-export const shardLength = (prefixLength: number): number => Math.max(1, prefixLength - 2);
 
 /** Compact JSON of an object whose members are given in order: JSON.stringify would put integer-like keys ("10") first. */
 const orderedObject = (members: ReadonlyArray<readonly [string, string]>): string =>

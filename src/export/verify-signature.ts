@@ -9,9 +9,8 @@
 import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RANGES_INDEX_PATH, SignatureError, type MinisignPublicKey } from '@pegscope/client';
-import { AMOUNT_TABLE_PATH, MANIFEST_FILE, MANIFEST_SIGNATURE_FILE, SIGNED_INDEX_PATH, SIGNED_INDEX_SIGNATURE_PATH, signedShardPath } from '../api/release-files.js';
+import { AMOUNT_TABLE_PATH, MANIFEST_FILE, MANIFEST_SIGNATURE_FILE, SIGNED_INDEX_PATH, SIGNED_INDEX_SIGNATURE_PATH, shardLength, signedShardPath } from '../api/release-files.js';
 import { blake2b512OfFile, verifyBytes, verifyPrehashed, type VerifiedSignature } from '../trust/minisign.js';
-import { shardLength } from './signed-index.js';
 
 /** The manifest's digests of the files the signed index covers, by path: what verify collects as it reads the manifest. */
 export type IndexedDigests = Map<string, string>;
