@@ -13,10 +13,10 @@ import { runInNewContext } from 'node:vm';
 import { build, type BuildOptions } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  buildAmountCounts, encodeAmountTable, encodeRange, formatTrustedComment, keyHash, parseAmountTable, privacyOf, rangePath, rangePrefix,
+  buildAmountCounts, encodeAmountTable, encodeRange, keyHash, parseAmountTable, privacyOf, rangePath, rangePrefix,
   type AmountTableFile, type RangeHeader,
 } from '@pegscope/client';
-import { generateSecretKey, publicKeyFile, signBytes } from '../src/trust/minisign.js';
+import { formatTrustedComment, generateSecretKey, publicKeyFile, signBytes } from '../src/trust/minisign.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const PACKAGE = join(ROOT, 'packages', 'client');

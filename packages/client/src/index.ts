@@ -42,8 +42,7 @@ export {
   type ParsedRange, type RangeHeader, type RangeKind, type RangeLayout, type RangesIndexBody,
 } from './range.js';
 export {
-  parsePublicKey, encodePublicKey, parseSignature, encodeSignature, parseTrustedComment, formatTrustedComment, globalSignedBytes, keyIdHex,
-  base64Encode, base64Decode, concatBytes, SignatureError, VerificationError,
+  parsePublicKey, parseSignature, parseTrustedComment, globalSignedBytes, keyIdHex, base64Decode, SignatureError, VerificationError,
   type MinisignPublicKey, type MinisignSignature, type SignatureAlgorithm, type VerificationFailure,
 } from './minisign.js';
 export type { TrustOptions, Verified } from './verify.js';
