@@ -10,6 +10,12 @@
  *   const { table, ageSeconds } = parseAmountTable(await (await fetch(`${base}/api/amounts.json`)).json(), { network: 'mainnet' });
  *   const privacy = privacyOf(table, parseCoinAmount('1.5'), 'pegin');
  */
+import { AmountTableError } from './amount-table.js';
+import { AmountError } from './amount.js';
+import { LookupError, NotFound } from './lookup.js';
+import { SignatureError, VerificationError } from './minisign.js';
+import { RangeFormatError } from './range.js';
+
 export {
   privacyOf, suggestAmount, isSuggestable, roundingBucket, windowOf, scoreOfSet, ratingOf, countInRange, plural,
   ROUNDING_SIGNIFICANT_DIGITS, FULL_SCORE_SET, SUGGESTION_MAX_DIGITS, SUGGESTION_SPAN,
@@ -46,3 +52,9 @@ export {
   type MinisignPublicKey, type MinisignSignature, type SignatureAlgorithm, type VerificationFailure,
 } from './minisign.js';
 export type { TrustOptions, Verified } from './verify.js';
+
+// The build minifies identifiers, classes' too: the error classes keep the names they are written
+// with, which Node prints an error by (`AmountError: …`, not `Ce [AmountError]: …`).
+for (const [name, value] of Object.entries({ AmountTableError, AmountError, LookupError, NotFound, RangeFormatError, SignatureError, VerificationError })) {
+  Object.defineProperty(value, 'name', { value: name });
+}

@@ -52,8 +52,8 @@ export class LookupError extends Error {
   override readonly name = 'LookupError';
 }
 
-/** A fetched path that answered 404: the layout that named it may be out of date. */
-class NotFound extends LookupError {}
+/** A fetched path that answered 404: the layout that named it may be out of date. @internal */
+export class NotFound extends LookupError {}
 
 /** Private lookups by range (docs/api.md, "Private lookups for wallets"). */
 export class RangeClient {
