@@ -47,6 +47,7 @@ const bundled = await build({
 for (const file of bundled.outputFiles) {
   writeFileSync(file.path, file.path.endsWith('.map') ? JSON.stringify(lineMap(JSON.parse(file.text))) : file.contents);
 }
+// One declaration file, dist/index.d.ts (bundleDeclarations); sha256.d.ts re-exports its part.
 // Declarations no entry reaches (a module only the bundle uses, such as ed25519.ts) are not shipped.
 const reached = new Set();
 const reach = (name) => {
@@ -54,14 +55,15 @@ const reach = (name) => {
   reached.add(name);
   for (const [, spec] of readFileSync(join(dist, name), 'utf8').matchAll(/from '\.\/([\w-]+)\.js'/g)) reach(`${spec}.d.ts`);
 };
-for (const name of ENTRIES) reach(`${name}.d.ts`);
-for (const name of readdirSync(dist).filter((n) => n.endsWith('.d.ts') && !reached.has(n))) rmSync(join(dist, name));
-for (const name of readdirSync(dist).filter((n) => n.endsWith('.d.ts'))) {
-  writeFileSync(join(dist, name), tidyDeclarations(readFileSync(join(dist, name), 'utf8')));
-}
+reach('index.d.ts');
+const declarations = bundleDeclarations(readFileSync(join(dist, 'index.d.ts'), 'utf8'),
+  [...reached].filter((name) => name !== 'index.d.ts').sort().map((name) => tidyDeclarations(readFileSync(join(dist, name), 'utf8'))));
+for (const name of readdirSync(dist).filter((n) => n.endsWith('.d.ts'))) rmSync(join(dist, name));
+writeFileSync(join(dist, 'index.d.ts'), declarations);
 // The names src/sha256.ts exports: an ES module build's metafile lists them (a CommonJS one does not).
 const listed = await build({ absWorkingDir: root, entryPoints: ['src/sha256.ts'], bundle: true, format: 'esm', write: false, metafile: true, outdir: dist, logLevel: 'warning' });
 const hashNames = Object.values(listed.metafile.outputs)[0].exports;
+writeFileSync(join(dist, 'sha256.d.ts'), `export { ${hashNames.join(', ')} } from './index.js';\n`);
 writeFileSync(join(dist, 'sha256.js'), `"use strict";const m=require("./index.js");module.exports={${hashNames.map((n) => `${n}:m.${n}`).join(',')}};\n`);
 const require = createRequire(join(dist, 'index.js'));
 for (const name of ENTRIES) {
@@ -138,6 +140,32 @@ function encodeVlq(values) {
       text += BASE64[value > 0 ? digit | 32 : digit];
     } while (value > 0);
   }
+  return text;
+}
+
+/**
+ * The modules' declarations as one file, exported as `index` (tsc's
+ * index.d.ts, re-exports only) exports them: the rest is declared but not
+ * exported, as in the modules. Saves the import and re-export lines and
+ * `declare` on what is exported (implied in a declaration file).
+ */
+function bundleDeclarations(index, modules) {
+  const exported = new Set();
+  for (const [, names] of index.matchAll(/^export (?:type )?\{([^}]*)\} from '\.\/[\w-]+\.js';$/gm)) {
+    for (const name of names.split(',').map((n) => n.trim().replace(/^type /, '')).filter(Boolean)) exported.add(name);
+  }
+  if (index.replace(/^export (?:type )?\{[^}]*\} from '\.\/[\w-]+\.js';\n/gm, '').trim()) throw new Error('index.d.ts holds more than re-exports');
+  const declared = new Map();
+  const text = modules.map((module) => module
+    .replace(/^import .* from '\.\/[\w-]+\.js';\n/gm, '')
+    .replace(/^export (declare )?(function|const|class|interface|type) (\w+)/gm, (_, _declare, kind, name) => {
+      declared.set(name, (declared.get(name) ?? 0) + (kind === 'function' ? 0 : 1));
+      if (exported.has(name)) return `export ${kind} ${name}`;
+      return kind === 'interface' || kind === 'type' ? `${kind} ${name}` : `declare ${kind} ${name}`;
+    })).join('\n');
+  if (/\bimport\(|^import |^export (?:\*|\{)/m.test(text)) throw new Error('a declaration file imports or re-exports in a way bundleDeclarations does not read');
+  for (const name of exported) if (!declared.has(name)) throw new Error(`index exports ${name}, which no module declares`);
+  for (const [name, count] of declared) if (count > 1) throw new Error(`${name} is declared by more than one module`);
   return text;
 }
 
