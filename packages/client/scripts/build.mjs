@@ -1,13 +1,13 @@
 // Builds the package into dist/ (run by the root's `npm run build`):
 //   <entry>.js     CommonJS, bundled and minified by esbuild: the one implementation
-//                  (also the `react-native` condition: Metro reads it without .mjs support),
-//                  with index.js.map: a line-level source map to ../src/ (sources not shipped)
+//                  (also the `react-native` condition: Metro reads it without .mjs support)
 //   <entry>.mjs    the ES module entry: re-exports <entry>.js by name, so `import`
 //                  and `require` share one instance (no dual-package hazard) and
 //                  the install stays small
-//   *.d.ts         declarations with their doc comments (tsc; documents.d.ts as generated
-//                  from schemas/ by scripts/gen-schemas.ts), and <entry>.d.mts
-//                  re-exporting them for `import`
+//   index.d.ts     the declarations with their doc comments, in one file (tsc;
+//                  documents.d.ts as generated from schemas/ by scripts/gen-schemas.ts),
+//                  sha256.d.ts re-exporting its part, and <entry>.d.mts re-exporting
+//                  them for `import`
 // Entries: index (the package) and sha256 (the pipeline's hash, `@pegscope/client/sha256`).
 // index bundles the hash too (range keys are sha256 prefixes), so sha256.js
 // re-exports it from index.js instead of bundling a second copy.
@@ -21,32 +21,24 @@ import { build } from 'esbuild';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 const ENTRIES = ['index', 'sha256'];
-/** The digits of a source map's base64 VLQ numbers. */
-const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
 rmSync(dist, { recursive: true, force: true });
 // tsc from the PATH npm run sets up (the workspace root's TypeScript); it type-checks and writes the declarations.
 execFileSync('tsc', ['-p', join(root, 'tsconfig.json')], { stdio: 'inherit' });
 // The document types are declarations generated from schemas/ (scripts/gen-schemas.ts): tsc emits no .d.ts input, so it is copied.
 copyFileSync(join(root, 'src', 'documents.d.ts'), join(dist, 'documents.d.ts'));
-// No keepNames (it costs a tenth of the bundle): a stack frame's function has
-// its minified name, and the source map gives its file and line; the error
-// classes are named in src/index.ts, so an error still prints as
-// `AmountTableError: …`. The sourcemap names the source line of each stack frame
-// (`node --enable-source-maps`, a bundler's devtools) and must fit the 60 KB
-// installed budget: esbuild's own map of this bundle is 26 KB without the
-// sources (the package does not ship src/), so it is cut to line granularity
-// (lineMap: 4 KB) and the declarations lose what no editor shows (tidyDeclarations).
-const bundled = await build({
+// What fits the 60 KB installed budget (test/client-package.test.ts) with the
+// least loss for a wallet: no keepNames (a tenth of the bundle), so a stack
+// frame's function has its minified name, but the error classes are named in
+// src/index.ts and an error prints as `AmountTableError: …`; no source map
+// (a line-level one was 5 KB, a tenth of the install): the error messages say
+// what failed and where. The declarations lose what no editor shows (tidyDeclarations).
+await build({
   absWorkingDir: root,
   entryPoints: [{ in: 'src/index.ts', out: 'index' }],
-  outdir: dist, write: false,
+  outdir: dist,
   bundle: true, format: 'cjs', platform: 'neutral', target: 'es2020', minify: true, logLevel: 'warning',
-  sourcemap: 'linked', sourcesContent: false,
 });
-for (const file of bundled.outputFiles) {
-  writeFileSync(file.path, file.path.endsWith('.map') ? JSON.stringify(lineMap(JSON.parse(file.text))) : file.contents);
-}
 // One declaration file, dist/index.d.ts (bundleDeclarations); sha256.d.ts re-exports its part.
 // Declarations no entry reaches (a module only the bundle uses, such as ed25519.ts) are not shipped.
 const reached = new Set();
@@ -72,76 +64,6 @@ for (const name of ENTRIES) {
   writeFileSync(join(dist, `${name}.d.mts`), `export * from './${name}.js';\n`);
 }
 
-/**
- * A source map with one segment where the original line changes: a stack
- * frame still resolves to its file and line (column 1), at a sixth of the
- * size. Names are dropped.
- */
-function lineMap(map) {
-  const fields = [0, 0, 0, 0]; // generated column, source, line, column: the deltas' running values
-  const kept = [0, 0, 0];
-  // Only the package's own sources: a bundled dependency's lines (node_modules/) are not mapped, nor listed.
-  const ours = map.sources.map((source) => source.startsWith('../src/'));
-  const index = map.sources.map((_, i) => ours.slice(0, i).filter(Boolean).length);
-  const lines = map.mappings.split(';').map((line) => {
-    fields[0] = 0;
-    let previousColumn = 0;
-    let previous = '';
-    const segments = [];
-    for (const segment of line ? line.split(',') : []) {
-      const values = decodeVlq(segment);
-      for (let i = 0; i < Math.min(values.length, 4); i++) fields[i] += values[i];
-      const place = `${fields[1]}:${fields[2]}`;
-      if (values.length < 4 || place === previous) continue;
-      if (!ours[fields[1]]) {
-        // A segment without a source: the dependency's code maps to nothing rather than to the line before it.
-        if (previous !== 'dependency') {
-          segments.push(encodeVlq([fields[0] - previousColumn]));
-          previousColumn = fields[0];
-        }
-        previous = 'dependency';
-        continue;
-      }
-      previous = place;
-      segments.push(encodeVlq([fields[0] - previousColumn, index[fields[1]] - kept[0], fields[2] - kept[1], -kept[2]]));
-      previousColumn = fields[0];
-      [kept[0], kept[1], kept[2]] = [index[fields[1]], fields[2], 0];
-    }
-    return segments.join(',');
-  });
-  // The sources are ../src/*.ts from dist/: one sourceRoot instead of a prefix on each.
-  return { version: 3, sourceRoot: '../src/', sources: map.sources.filter((_, i) => ours[i]).map((source) => source.replace(/^\.\.\/src\//, '')), names: [], mappings: lines.join(';') };
-}
-
-function decodeVlq(text) {
-  const values = [];
-  let value = 0;
-  let shift = 0;
-  for (const char of text) {
-    const digit = BASE64.indexOf(char);
-    value += (digit & 31) * 2 ** shift;
-    if (digit & 32) shift += 5;
-    else {
-      values.push(value & 1 ? -(value - 1) / 2 : value / 2);
-      value = 0;
-      shift = 0;
-    }
-  }
-  return values;
-}
-
-function encodeVlq(values) {
-  let text = '';
-  for (const n of values) {
-    let value = n < 0 ? -n * 2 + 1 : n * 2;
-    do {
-      const digit = value % 32;
-      value = Math.floor(value / 32);
-      text += BASE64[value > 0 ? digit | 32 : digit];
-    } while (value > 0);
-  }
-  return text;
-}
 
 /**
  * The modules' declarations as one file, exported as `index` (tsc's
