@@ -33,12 +33,13 @@ copyFileSync(join(root, 'src', 'documents.d.ts'), join(dist, 'documents.d.ts'));
 // src/index.ts and an error prints as `AmountTableError: …`; no source map
 // (a line-level one was 5 KB, a tenth of the install): the error messages say
 // what failed and where. The declarations lose what no editor shows (tidyDeclarations).
-await build({
+const bundled = await build({
   absWorkingDir: root,
-  entryPoints: [{ in: 'src/index.ts', out: 'index' }],
-  outdir: dist,
-  bundle: true, format: 'cjs', platform: 'neutral', target: 'es2020', minify: true, logLevel: 'warning',
+  entryPoints: ['src/index.ts'],
+  write: false,
+  bundle: true, format: 'esm', platform: 'neutral', target: 'es2020', minify: true, logLevel: 'warning',
 });
+writeFileSync(join(dist, 'index.js'), commonJs(bundled.outputFiles[0].text));
 // One declaration file, dist/index.d.ts (bundleDeclarations); sha256.d.ts re-exports its part.
 // Declarations no entry reaches (a module only the bundle uses, such as ed25519.ts) are not shipped.
 const reached = new Set();
@@ -64,6 +65,23 @@ for (const name of ENTRIES) {
   writeFileSync(join(dist, `${name}.d.mts`), `export * from './${name}.js';\n`);
 }
 
+
+/**
+ * An ES module bundle as CommonJS: its one `export{a as b,…}` becomes
+ * `module.exports={b:a,…}`, smaller than esbuild's CommonJS output (a getter
+ * per export and the helpers that define them). Nothing it exports is
+ * reassigned, so values are as good as live bindings.
+ */
+function commonJs(code) {
+  const statements = [...code.matchAll(/export\{([^}]*)\};?/g)];
+  if (statements.length !== 1 || /^import[\s{*]|\bimport\.meta\b/m.test(code)) throw new Error('the bundle is not one export statement away from CommonJS');
+  const [statement, list] = statements[0];
+  const members = list.split(',').map((item) => {
+    const [local, name = local] = item.split(' as ');
+    return `${name}:${local}`;
+  });
+  return `"use strict";${code.replace(statement, `module.exports={${members.join(',')}};`)}`;
+}
 
 /**
  * The modules' declarations as one file, exported as `index` (tsc's
@@ -93,15 +111,18 @@ function bundleDeclarations(index, modules) {
 
 /**
  * Declarations as an editor reads them: the doc comments of what a wallet can
- * use stay, each on one line (an editor shows the same text); a file's opening
- * comment (attached to no export) and those of private members go, and
- * indentation is one tab a level instead of four (tsc) or two (documents.d.ts) spaces.
+ * use stay, each on one line (an editor shows the same text), without their
+ * `@remarks` (the why, for whoever reads the source); a file's opening
+ * comment (attached to no export) and private members go (no editor lists
+ * them), and indentation is one tab a level instead of four (tsc) or two
+ * (documents.d.ts) spaces.
  */
 function tidyDeclarations(text) {
   return text
     .replace(/^(?:\/\/.*\n\n|\/\*\*[\s\S]*?\*\/\n)(?=import|export|\/\*\*)/, '')
-    .replace(/^ *\/\*\*(?:(?!\*\/)[\s\S])*\*\/\n(?= *private )/gm, '')
+    .replace(/^(?: *\/\*\*(?:(?!\*\/)[\s\S])*\*\/\n)? *private (?:readonly )?[\w$]+;\n/gm, '')
     .replace(/\/\*\*\n(?:\s*\* .*\n)+\s*\*\//g, (comment) => `/** ${comment.split('\n').slice(1, -1).map((line) => line.replace(/^\s*\* /, '')).join(' ')} */`)
+    .replace(/\s*@remarks\b[\s\S]*?\*\//g, ' */')
     .replace(/^(?: {4})+/gm, (indent) => '\t'.repeat(indent.length / 4))
     .replace(/^(?: {2})+/gm, (indent) => '\t'.repeat(indent.length / 2));
 }

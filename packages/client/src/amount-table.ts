@@ -150,8 +150,8 @@ function fail(problem: string): never {
 
 /**
  * Checks a fetched `api/amounts.json` (its text, or the value of
- * `response.json()`) and decodes it. Throws AmountTableError saying what is
- * wrong: another network, another format version, a malformed field or row.
+ * `response.json()`) and decodes it; an AmountTableError says what is wrong.
+ * @remarks Another network, another format version, a malformed field or row.
  */
 export function parseAmountTable(json: unknown, options: ParseAmountTableOptions): ParsedAmountTable {
   let value = json;

@@ -129,8 +129,8 @@ export class RangeClient {
 
   /**
    * The default document of `q` (address, txid, block height or hash), or
-   * null when the release has none. A block hash costs a second range: the
-   * first one maps it to its height.
+   * null when the release has none.
+   * @remarks A block hash costs a second range: the first one maps it to its height.
    */
   async document<K extends RangeKind>(kind: K, q: string | number): Promise<FoundDocument<RangeDocuments[K]> | null> {
     let key = canonicalKey(q);

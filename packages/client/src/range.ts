@@ -34,7 +34,10 @@ export const RANGE_HASH = 'sha256';
 /** The index of a release's range layout: prefix length and document count per kind. */
 export const RANGES_INDEX_PATH = 'api/ranges.json';
 
-/** Documents per range the layout aims at: enough company for k-anonymity, small enough to fetch often. */
+/**
+ * Documents per range the layout aims at.
+ * @remarks Enough company for k-anonymity, small enough to fetch often.
+ */
 export const RANGE_TARGET = { min: 50, max: 200 } as const;
 
 export const rangePath = (kind: RangeKind, prefix: string): string => `api/range/${kind}/${prefix}.json`;
@@ -80,10 +83,10 @@ const HEIGHT = /^(?:0|[1-9]\d{0,9})$/;
 const BECH32_PREFIXES = Object.values(NETWORK_BASICS).map((n) => `${n.bech32Hrp}1`);
 
 /**
- * The canonical key of a query: txids and block hashes in
- * lower-case hex, heights in decimal, bech32 addresses in lower case (they
- * are case-insensitive) and base58 addresses as given. Validation is the
- * caller's (the router checks checksums); this only normalises.
+ * The canonical key of a query: txids and block hashes in lower-case hex,
+ * heights in decimal, bech32 addresses in lower case, base58 addresses as
+ * given. It only normalises: validation is the caller's.
+ * @remarks bech32 is case-insensitive; the router checks checksums.
  */
 export function canonicalKey(q: string | number): string {
   if (typeof q === 'number') return String(q);
@@ -108,7 +111,8 @@ export function rangePrefix(key: string, prefixLength: number): string {
 }
 
 /**
- * The prefix length whose mean range size is closest (on a log scale) to the
+ * The prefix length of a kind with `documents` documents.
+ * @remarks The one whose mean range size is closest (on a log scale) to the
  * middle of RANGE_TARGET; at least 1 so a range is never the whole kind.
  */
 export function prefixLengthFor(documents: number): number {
