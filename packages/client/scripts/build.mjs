@@ -61,7 +61,7 @@ writeFileSync(join(dist, 'sha256.js'), `"use strict";const m=require("./index.js
 const require = createRequire(join(dist, 'index.js'));
 for (const name of ENTRIES) {
   const names = Object.keys(require(`./${name}.js`)).sort();
-  writeFileSync(join(dist, `${name}.mjs`), `import m from './${name}.js';\nexport const { ${names.join(', ')} } = m;\n`);
+  writeFileSync(join(dist, `${name}.mjs`), `import m from './${name}.js';\nexport const {${names.join(',')}}=m;\n`);
   writeFileSync(join(dist, `${name}.d.mts`), `export * from './${name}.js';\n`);
 }
 

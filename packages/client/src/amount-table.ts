@@ -68,8 +68,8 @@ export interface AmountCountsInput {
 
 /** A fetched amount table that cannot be used (parseAmountTable). */
 export class AmountTableError extends Error {
-  // Says which error it is: an Error subclass inherits the name 'Error'.
-  override readonly name = 'AmountTableError';
+  // Set in index.ts, on the prototype (an Error subclass inherits the name 'Error').
+  declare readonly name: 'AmountTableError';
 }
 
 /** Rows with counts merged per amount, sorted ascending, zero counts dropped. */

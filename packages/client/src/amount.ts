@@ -12,8 +12,8 @@ const MAX_QUOTE = 80;
 
 /** An amount that is not a valid coin amount. */
 export class AmountError extends Error {
-  // Says which error it is: an Error subclass inherits the name 'Error'.
-  override readonly name = 'AmountError';
+  // Set in index.ts, on the prototype (an Error subclass inherits the name 'Error').
+  declare readonly name: 'AmountError';
 }
 
 const quote = (text: string): string => JSON.stringify(text.length > MAX_QUOTE ? `${text.slice(0, MAX_QUOTE)}…` : text);

@@ -53,8 +53,11 @@ export {
 } from './minisign.js';
 export type { TrustOptions, Verified } from './verify.js';
 
-// The build minifies identifiers, classes' too: the error classes keep the names they are written
-// with, which Node prints an error by (`AmountError: …`, not `Ce [AmountError]: …`).
-for (const [name, value] of Object.entries({ AmountTableError, AmountError, LookupError, NotFound, RangeFormatError, SignatureError, VerificationError })) {
-  Object.defineProperty(value, 'name', { value: name });
+// The error classes are named here, class and prototype: the build minifies identifiers, classes'
+// too, and Node prints an error by its class's name (`AmountError: …`, not `Ce [AmountError]: …`).
+for (const [name, error] of Object.entries({ AmountTableError, AmountError, LookupError, RangeFormatError, SignatureError, VerificationError })) {
+  Object.defineProperty(error, 'name', { value: name });
+  (error.prototype as Error).name = name;
 }
+// A 404 that escapes a lookup prints as the LookupError it is.
+Object.defineProperty(NotFound, 'name', { value: 'LookupError' });

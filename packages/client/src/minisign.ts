@@ -13,12 +13,11 @@ export type VerificationFailure = 'signature' | 'rollback' | 'freeze' | 'digest'
 
 /**
  * A file refused by a check against the pinned keys or against what was
- * asked for: `failure` says which. SignatureError is its `signature` case.
+ * asked for: `failure` says which.
+ * @remarks SignatureError is its `signature` case.
  */
 export class VerificationError extends Error {
-  // Says which error it is: an Error subclass inherits the name 'Error'.
-  override readonly name: string = 'VerificationError';
-
+  // Its name is set in index.ts, on the prototype (an Error subclass inherits the name 'Error').
   constructor(message: string, readonly failure: VerificationFailure, options?: { cause?: unknown }) {
     super(message, options);
   }
@@ -26,7 +25,7 @@ export class VerificationError extends Error {
 
 /** A signature or key that is missing, malformed, from a key not trusted, or does not verify. */
 export class SignatureError extends VerificationError {
-  override readonly name = 'SignatureError';
+  declare readonly name: 'SignatureError';
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, 'signature', options);

@@ -53,9 +53,9 @@ export interface Privacy {
 }
 
 /**
- * The rounding bucket of an amount: its value rounded (half up) to two
- * significant digits, and the half-open range [low, high) of amounts that
- * round to it with the same step. 0.0134 → 0.013, 1.2345 → 1.2, 131.7 → 130.
+ * The rounding bucket of an amount: rounded (half up) to two significant
+ * digits (1.2345 → 1.2), and the range [low, high) that rounds to it.
+ * @remarks 0.0134 → 0.013, 131.7 → 130; low and high with the same step.
  */
 export function roundingBucket(amount: Litoshi): { rounded: Litoshi; low: Litoshi; high: Litoshi; step: Litoshi } {
   if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`${amount} is not a positive litoshi amount`);

@@ -141,8 +141,8 @@ export function encodeRange(header: RangeHeader, documents: readonly string[]): 
 
 /** Text that is not a range file. */
 export class RangeFormatError extends Error {
-  // Says which error it is: an Error subclass inherits the name 'Error'.
-  override readonly name = 'RangeFormatError';
+  // Set in index.ts, on the prototype (an Error subclass inherits the name 'Error').
+  declare readonly name: 'RangeFormatError';
 }
 
 /** Parses line 1 of a range file. */
