@@ -44,7 +44,7 @@ export interface AmountTableFile {
   /** Unix seconds of the analysis the table comes from. */
   updated_at: number;
   tolerance: Litoshi;
-  /** The analysis horizon in blocks (the table counts pegs of the last horizon_blocks blocks), or null when it counts all time. */
+  /** The table counts the pegs of the last horizon_blocks blocks, or of all time when null. */
   horizon_blocks: number | null;
   rounding: { rule: 'significant-digits'; digits: number };
   pegin: EncodedAmounts;
@@ -141,7 +141,8 @@ export interface ParsedAmountTable {
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A JSON object (not null, not an array). @internal */
+export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 
 function fail(problem: string): never {

@@ -25,9 +25,9 @@ export type Fetch = (url: string, init?: { headers?: Record<string, string>; sig
 
 /** With `publicKeys`, every range is checked against the signed index (docs/verifying.md); a refused one is a VerificationError. */
 export interface RangeClientOptions extends TrustOptions {
-  /** The mirror's base URL: the directory holding `api/` (e.g. https://mirror.example/ or http://127.0.0.1:8080). */
+  /** The mirror's base URL: the directory holding `api/` (https://mirror.example/). */
   base: string;
-  /** The network the wallet is on: a release of another network is refused, as parseAmountTable refuses its table. */
+  /** The network the wallet is on: a release of another network is refused. */
   network: NetworkName;
   fetch?: Fetch;
   /** Aborts a request that has not been answered, body included, after this many milliseconds (default: no limit). */

@@ -4,6 +4,7 @@
  * explorer page and the batch job (whose signer encodes them, src/trust);
  * the Ed25519 checks themselves are done by the caller's crypto.
  */
+import { hex } from './range.js';
 
 /** `Ed`: Ed25519 over the bytes; `ED`: Ed25519 over their BLAKE2b-512 (minisign's default). */
 export type SignatureAlgorithm = 'Ed' | 'ED';
@@ -75,9 +76,7 @@ export function base64Decode(text: string, what: string): Uint8Array {
 }
 
 export function keyIdHex(keyId: Uint8Array): string {
-  let hex = '';
-  for (let i = keyId.length - 1; i >= 0; i--) hex += keyId[i]!.toString(16).padStart(2, '0');
-  return hex.toUpperCase();
+  return hex(keyId.slice().reverse()).toUpperCase();
 }
 
 function algorithmOf(bytes: Uint8Array, what: string): SignatureAlgorithm {

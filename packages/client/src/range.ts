@@ -98,12 +98,16 @@ export function canonicalKey(q: string | number): string {
 
 const HEX_DIGITS = '0123456789abcdef';
 
+/** Lower-case hex of bytes. @internal */
+export function hex(bytes: Iterable<number>): string {
+  let text = '';
+  for (const byte of bytes) text += HEX_DIGITS[byte >> 4]! + HEX_DIGITS[byte & 15]!;
+  return text;
+}
+
 /** Hex sha256 of a canonical key (UTF-8). */
 export function keyHash(key: string): string {
-  const digest = sha256(new TextEncoder().encode(key));
-  let hex = '';
-  for (const byte of digest) hex += HEX_DIGITS[byte >> 4]! + HEX_DIGITS[byte & 15]!;
-  return hex;
+  return hex(sha256(new TextEncoder().encode(key)));
 }
 
 export function rangePrefix(key: string, prefixLength: number): string {
