@@ -5,8 +5,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parsePublicKey, parseSignature, parseTrustedComment, formatTrustedComment, base64Decode, base64Encode, SignatureError } from '@pegscope/client';
-import { blake2b512OfFile, encodeSecretKey, generateSecretKey, parseSecretKey, publicKeyFile, signBytes, signPrehashed, verifyBytes, verifyPrehashed } from '../src/trust/minisign.js';
+import { parsePublicKey, parseSignature, parseTrustedComment, base64Decode, SignatureError } from '@pegscope/client';
+import {
+  blake2b512OfFile, encodeSecretKey, formatTrustedComment, generateSecretKey, parseSecretKey, publicKeyFile, signBytes, signPrehashed, verifyBytes, verifyPrehashed,
+} from '../src/trust/minisign.js';
 
 const MINISIGN = process.env.PEGSCOPE_MINISIGN ?? 'minisign';
 const hasMinisign = spawnSync(MINISIGN, ['-v']).status === 0;
@@ -16,11 +18,10 @@ const dir = mkdtempSync(join(tmpdir(), 'pegscope-minisign-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('base64 and trusted comments', () => {
-  it('round-trips every padding length and refuses what is not base64', () => {
+  it('decodes every padding length and refuses what is not base64', () => {
     for (const n of [0, 1, 2, 3, 4, 5, 74]) {
       const bytes = Uint8Array.from({ length: n }, (_, i) => (i * 37 + 11) & 255);
-      expect(base64Encode(bytes)).toBe(Buffer.from(bytes).toString('base64'));
-      expect(Buffer.from(base64Decode(base64Encode(bytes), 'x'))).toEqual(Buffer.from(bytes));
+      expect(Buffer.from(base64Decode(Buffer.from(bytes).toString('base64'), 'x'))).toEqual(Buffer.from(bytes));
     }
     expect(() => base64Decode('abc', 'the key')).toThrow(SignatureError);
     expect(() => base64Decode('ab!=', 'the key')).toThrow('the key is not base64');

@@ -6,9 +6,8 @@
  * process's memory: it is never written, logged or put in an error.
  */
 import { rename, rm, writeFile } from 'node:fs/promises';
-import { formatTrustedComment } from '@pegscope/client';
 import type { AnalysisStamp } from '../api/envelope.js';
-import { blake2b512OfFile, signBytes, signPrehashed, type SecretKey } from '../trust/minisign.js';
+import { blake2b512OfFile, formatTrustedComment, signBytes, signPrehashed, type SecretKey } from '../trust/minisign.js';
 
 /** What signs a release: the key, the release id, and the clock of the signing time. */
 export interface ReleaseSigner {

@@ -1,15 +1,16 @@
 /**
  * Signing and checking in minisign's formats with node:crypto (docs/verifying.md):
- * the batch job signs releases, `verify` and `mirror` check them. The text
- * formats are the wallet package's, so the job, the mirror and the wallet
- * read one implementation.
+ * the batch job signs releases, `verify` and `mirror` check them. The parsers
+ * are the wallet package's, so the job, the mirror and the wallet read one
+ * implementation; the encoders only the signer needs live here, out of the
+ * wallet's install.
  */
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
 import {
-  SignatureError, base64Decode, base64Encode, concatBytes, encodePublicKey, encodeSignature, globalSignedBytes, keyIdHex,
-  parseSignature, parseTrustedComment, type MinisignPublicKey, type MinisignSignature, type SignatureAlgorithm,
+  SignatureError, base64Decode, globalSignedBytes, keyIdHex, parseSignature, parseTrustedComment,
+  type MinisignPublicKey, type MinisignSignature, type SignatureAlgorithm,
 } from '@pegscope/client';
 
 export interface SecretKey {
@@ -21,6 +22,7 @@ export interface SecretKey {
 }
 
 const UNTRUSTED = 'untrusted comment: ';
+const TRUSTED = 'trusted comment: ';
 const SECRET_KEY_BYTES = 158;
 // Offsets of minisign's secret key: algorithm, kdf, checksum algorithm, salt (32), opslimit (8), memlimit (8), key id, key (64), checksum (32).
 const KDF_AT = 2;
@@ -29,6 +31,28 @@ const KEY_AT = 62;
 // DER wrappers that make node:crypto keys of raw Ed25519 bytes.
 const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
 const SPKI_ED25519 = Buffer.from('302a300506032b6570032100', 'hex');
+
+const base64 = (...parts: Uint8Array[]): string => Buffer.concat(parts).toString('base64');
+
+/** A public key file: minisign's comment line, then the base64 line `minisign -P` takes. */
+export function encodePublicKey(keyId: Uint8Array, key: Uint8Array): string {
+  return `${UNTRUSTED}minisign public key ${keyIdHex(keyId)}\n${base64(Buffer.from('Ed'), keyId, key)}\n`;
+}
+
+/** A `.minisig` file's four lines. */
+export function encodeSignature(s: Omit<MinisignSignature, 'keyIdHex'>): string {
+  const body = base64(Buffer.from(s.algorithm), s.keyId, s.signature);
+  return `${UNTRUSTED}${s.untrustedComment}\n${body}\n${TRUSTED}${s.trustedComment}\n${base64(s.globalSignature)}\n`;
+}
+
+/** minisign's `name:value` fields, tab-separated (what parseTrustedComment reads). */
+export function formatTrustedComment(fields: ReadonlyArray<readonly [string, string | number]>): string {
+  return fields.map(([name, value]) => {
+    const text = `${name}:${value}`;
+    if (/[\t\r\n]/.test(text)) throw new SignatureError(`a trusted comment field holds no tab or line break: ${name}`);
+    return text;
+  }).join('\t');
+}
 
 function privateKeyOf(seed: Uint8Array): KeyObject {
   return createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: 'der', type: 'pkcs8' });
@@ -58,7 +82,7 @@ export function encodeSecretKey(key: SecretKey): string {
   bytes.set(key.keyId, KEY_ID_AT);
   bytes.set(key.seed, KEY_AT);
   bytes.set(key.publicKey, KEY_AT + 32);
-  return `${UNTRUSTED}minisign secret key ${key.keyIdHex}\n${base64Encode(bytes)}\n`;
+  return `${UNTRUSTED}minisign secret key ${key.keyIdHex}\n${base64(bytes)}\n`;
 }
 
 export function publicKeyFile(key: SecretKey): string {
@@ -148,7 +172,7 @@ function verifyMessage(message: Uint8Array, sig: MinisignSignature, publicKeys: 
   if (!verify(null, message, publicKey, sig.signature)) {
     throw new SignatureError(`the signature by key ${sig.keyIdHex} does not match the file`);
   }
-  if (!verify(null, concatBytes(sig.signature, new TextEncoder().encode(sig.trustedComment)), publicKey, sig.globalSignature)) {
+  if (!verify(null, globalSignedBytes(sig.signature, sig.trustedComment), publicKey, sig.globalSignature)) {
     throw new SignatureError(`the trusted comment's signature by key ${sig.keyIdHex} does not verify`);
   }
   return { keyIdHex: sig.keyIdHex, trustedComment: sig.trustedComment, fields: parseTrustedComment(sig.trustedComment) };

@@ -44,7 +44,7 @@ export interface AmountTableFile {
   /** Unix seconds of the analysis the table comes from. */
   updated_at: number;
   tolerance: Litoshi;
-  /** The analysis horizon in blocks (the table counts pegs of the last horizon_blocks blocks), or null when it counts all time. */
+  /** The table counts the pegs of the last horizon_blocks blocks, or of all time when null. */
   horizon_blocks: number | null;
   rounding: { rule: 'significant-digits'; digits: number };
   pegin: EncodedAmounts;
@@ -68,8 +68,8 @@ export interface AmountCountsInput {
 
 /** A fetched amount table that cannot be used (parseAmountTable). */
 export class AmountTableError extends Error {
-  // Says which error it is: an Error subclass inherits the name 'Error'.
-  override readonly name = 'AmountTableError';
+  // Set in index.ts, on the prototype (an Error subclass inherits the name 'Error').
+  declare readonly name: 'AmountTableError';
 }
 
 /** Rows with counts merged per amount, sorted ascending, zero counts dropped. */
@@ -141,7 +141,8 @@ export interface ParsedAmountTable {
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A JSON object (not null, not an array). @internal */
+export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 
 function fail(problem: string): never {
@@ -150,8 +151,8 @@ function fail(problem: string): never {
 
 /**
  * Checks a fetched `api/amounts.json` (its text, or the value of
- * `response.json()`) and decodes it. Throws AmountTableError saying what is
- * wrong: another network, another format version, a malformed field or row.
+ * `response.json()`) and decodes it; an AmountTableError says what is wrong.
+ * @remarks Another network, another format version, a malformed field or row.
  */
 export function parseAmountTable(json: unknown, options: ParseAmountTableOptions): ParsedAmountTable {
   let value = json;

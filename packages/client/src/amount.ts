@@ -12,17 +12,17 @@ const MAX_QUOTE = 80;
 
 /** An amount that is not a valid coin amount. */
 export class AmountError extends Error {
-  // Says which error it is: an Error subclass inherits the name 'Error'.
-  override readonly name = 'AmountError';
+  // Set in index.ts, on the prototype (an Error subclass inherits the name 'Error').
+  declare readonly name: 'AmountError';
 }
 
 const quote = (text: string): string => JSON.stringify(text.length > MAX_QUOTE ? `${text.slice(0, MAX_QUOTE)}…` : text);
 
 /**
  * Parses a decimal coin amount ("1.5", "0.00000001") exactly into litoshi.
- * Strict: digits, an optional point and at most 8 decimals, nothing else; a
- * space anywhere is an error, here and in the router's `amount` parameter
- * alike (a form trims what the user typed before calling this).
+ * Strict: digits, an optional point and at most 8 decimals, no space.
+ * @remarks A space anywhere is an error, here and in the router's `amount`
+ * parameter alike (a form trims what the user typed before calling this).
  */
 export function parseCoinAmount(text: string): Litoshi {
   const match = DECIMAL_AMOUNT.exec(text);
@@ -35,9 +35,10 @@ export function parseCoinAmount(text: string): Litoshi {
 }
 
 /**
- * An amount to score: parseCoinAmount's rule, and more than 0. The router's
- * `amount` parameter is this function, so a wallet, the explorer and the
- * router accept the same texts and reject the rest with the same message.
+ * An amount to score: parseCoinAmount's rule, and more than 0.
+ * @remarks The router's `amount` parameter is this function, so a wallet,
+ * the explorer and the router accept the same texts and reject the rest with
+ * the same message.
  */
 export function parsePositiveCoinAmount(text: string): Litoshi {
   const litoshi = DECIMAL_AMOUNT.test(text) ? parseCoinAmount(text) : 0;
@@ -56,9 +57,9 @@ export function formatCoin(litoshi: Litoshi): string {
 }
 
 /**
- * JSON output prints amounts as numbers with at most 8 decimals; this is that
- * number. A double keeps all 8 decimals up to 2^25 coin (33.5M), far above any
- * single peg; CSV and dumps use formatCoin's exact text.
+ * An amount as JSON output prints it: a number with at most 8 decimals.
+ * @remarks A double keeps all 8 decimals up to 2^25 coin (33.5M), far above
+ * any single peg; CSV and dumps use formatCoin's exact text.
  */
 export function coinNumber(litoshi: Litoshi): number {
   return Number(formatCoin(litoshi));

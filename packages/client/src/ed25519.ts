@@ -6,6 +6,7 @@
  * at all (React Native's Hermes) noble hashes with the SHA-512 below.
  */
 import { hashes, verifyAsync } from '@noble/ed25519';
+import { MASK64 as MASK, SHA512_IV as IV, SHA512_K as K } from './sha2.js';
 
 type Subtle = { importKey: SubtleCrypto['importKey']; verify: SubtleCrypto['verify']; digest: SubtleCrypto['digest'] };
 
@@ -49,24 +50,6 @@ hashes.sha512Async = async (message: Uint8Array): Promise<Uint8Array<ArrayBuffer
   const subtle = subtleCrypto();
   return subtle ? new Uint8Array(await subtle.digest('SHA-512', buffer(message))) : sha512(message);
 };
-
-const MASK = (1n << 64n) - 1n;
-
-/** ⌊n^(1/k)⌋ by Newton's method from above. */
-function root(n: bigint, k: bigint): bigint {
-  let x = 1n << BigInt(Math.ceil(n.toString(2).length / Number(k)));
-  for (;;) {
-    const next = ((k - 1n) * x + n / x ** (k - 1n)) / k;
-    if (next >= x) return x;
-    x = next;
-  }
-}
-
-// FIPS 180-4's constants, computed as it defines them (fractional bits of roots of the first 80 primes) instead of shipping 1.3 KB of hex.
-const PRIMES: bigint[] = [];
-for (let n = 2n; PRIMES.length < 80; n++) if (PRIMES.every((p) => n % p !== 0n)) PRIMES.push(n);
-const K = PRIMES.map((p) => root(p << 192n, 3n) & MASK);
-const IV = PRIMES.slice(0, 8).map((p) => root(p << 128n, 2n) & MASK);
 
 const rotr = (x: bigint, n: bigint): bigint => ((x >> n) | (x << (64n - n))) & MASK;
 

@@ -1,7 +1,7 @@
 // Fetching the amount table with its ETag, so a wallet that refreshes it often
 // downloads it only when it changed (docs/amounts.md, "Caching").
 import { AmountTableError, parseAmountTable, type AmountTable } from './amount-table.js';
-import type { FetchSignal } from './lookup.js';
+import { directory, platformFetch, type FetchSignal } from './lookup.js';
 import type { NetworkName } from './network.js';
 import { checkDigest, SignedIndex, trustedKeys, type TrustOptions, type Verified } from './verify.js';
 
@@ -10,12 +10,7 @@ export type FetchWithHeaders = (url: string, init?: { headers?: Record<string, s
   ok: boolean; status: number; headers: { get(name: string): string | null }; text(): Promise<string>;
 }>;
 
-/**
- * With `publicKeys`, the table is checked against the signed index
- * (docs/verifying.md) and `etag` is not used: `sha256` (the previous
- * result's `verified.sha256`) makes an unchanged table a notModified
- * answer without fetching it.
- */
+/** With `publicKeys`, the table is checked against the signed index (docs/verifying.md) and `sha256` replaces `etag`. */
 export interface FetchAmountTableOptions extends TrustOptions {
   /** The directory holding `api/`. */
   base: string;
@@ -26,7 +21,7 @@ export interface FetchAmountTableOptions extends TrustOptions {
   signal?: FetchSignal;
   /** Unix seconds to compute the age against (default: now). */
   now?: number;
-  /** With publicKeys: the sha256 hex of the wallet's verified table. */
+  /** With publicKeys: the previous `verified.sha256`; an unchanged table is then notModified, not fetched. */
   sha256?: string;
 }
 
@@ -46,10 +41,8 @@ const AMOUNTS_PATH = 'api/amounts.json';
  * index is a VerificationError.
  */
 export async function fetchAmountTable(options: FetchAmountTableOptions): Promise<FetchedAmountTable> {
-  const base = options.base.endsWith('/') ? options.base : `${options.base}/`;
-  // A browser's fetch must be called on globalThis ("Illegal invocation" otherwise).
-  const fetch = options.fetch ?? (typeof globalThis.fetch === 'function' ? (globalThis.fetch.bind(globalThis) as unknown as FetchWithHeaders) : undefined);
-  if (!fetch) throw new AmountTableError('no fetch available: pass one in the options');
+  const base = directory(options.base);
+  const fetch = options.fetch ?? platformFetch<FetchWithHeaders>(AmountTableError);
   const get = async (path: string, headers: Record<string, string> = {}): Promise<{ status: number; ok: boolean; text: string; etag: string | null }> => {
     const url = `${base}${path}`;
     try {

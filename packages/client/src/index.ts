@@ -10,6 +10,12 @@
  *   const { table, ageSeconds } = parseAmountTable(await (await fetch(`${base}/api/amounts.json`)).json(), { network: 'mainnet' });
  *   const privacy = privacyOf(table, parseCoinAmount('1.5'), 'pegin');
  */
+import { AmountTableError } from './amount-table.js';
+import { AmountError } from './amount.js';
+import { LookupError, NotFound } from './lookup.js';
+import { SignatureError, VerificationError } from './minisign.js';
+import { RangeFormatError } from './range.js';
+
 export {
   privacyOf, suggestAmount, isSuggestable, roundingBucket, windowOf, scoreOfSet, ratingOf, countInRange, plural,
   ROUNDING_SIGNIFICANT_DIGITS, FULL_SCORE_SET, SUGGESTION_MAX_DIGITS, SUGGESTION_SPAN,
@@ -42,8 +48,16 @@ export {
   type ParsedRange, type RangeHeader, type RangeKind, type RangeLayout, type RangesIndexBody,
 } from './range.js';
 export {
-  parsePublicKey, encodePublicKey, parseSignature, encodeSignature, parseTrustedComment, formatTrustedComment, globalSignedBytes, keyIdHex,
-  base64Encode, base64Decode, concatBytes, SignatureError, VerificationError,
+  parsePublicKey, parseSignature, parseTrustedComment, globalSignedBytes, keyIdHex, base64Decode, SignatureError, VerificationError,
   type MinisignPublicKey, type MinisignSignature, type SignatureAlgorithm, type VerificationFailure,
 } from './minisign.js';
 export type { TrustOptions, Verified } from './verify.js';
+
+// The error classes are named here, class and prototype: the build minifies identifiers, classes'
+// too, and Node prints an error by its class's name (`AmountError: …`, not `Ce [AmountError]: …`).
+for (const [name, error] of Object.entries({ AmountTableError, AmountError, LookupError, RangeFormatError, SignatureError, VerificationError })) {
+  Object.defineProperty(error, 'name', { value: name });
+  (error.prototype as Error).name = name;
+}
+// A 404 that escapes a lookup prints as the LookupError it is.
+Object.defineProperty(NotFound, 'name', { value: 'LookupError' });

@@ -25,9 +25,9 @@ export type Fetch = (url: string, init?: { headers?: Record<string, string>; sig
 
 /** With `publicKeys`, every range is checked against the signed index (docs/verifying.md); a refused one is a VerificationError. */
 export interface RangeClientOptions extends TrustOptions {
-  /** The mirror's base URL: the directory holding `api/` (e.g. https://mirror.example/ or http://127.0.0.1:8080). */
+  /** The mirror's base URL: the directory holding `api/` (https://mirror.example/). */
   base: string;
-  /** The network the wallet is on: a release of another network is refused, as parseAmountTable refuses its table. */
+  /** The network the wallet is on: a release of another network is refused. */
   network: NetworkName;
   fetch?: Fetch;
   /** Aborts a request that has not been answered, body included, after this many milliseconds (default: no limit). */
@@ -37,7 +37,7 @@ export interface RangeClientOptions extends TrustOptions {
 /** The release's range index: `api/ranges.json` (common envelope + layout). */
 export type RangesIndex = RangesIndexBody & { version: string; network: string; unit: string; as_of_height: number; updated_at: number };
 
-/** One found document: its exact bytes as the router answers them, and the parsed value (typed by schemas/, not checked). */
+/** One found document: its exact bytes as the router answers them, and the parsed value (typed, not checked). */
 export interface FoundDocument<T = unknown> {
   key: string;
   text: string;
@@ -48,12 +48,22 @@ export interface FoundDocument<T = unknown> {
 
 /** A lookup that could not be answered (RangeClient). */
 export class LookupError extends Error {
-  // Says which error it is: an Error subclass inherits the name 'Error'.
-  override readonly name = 'LookupError';
+  // Set in index.ts, on the prototype (an Error subclass inherits the name 'Error').
+  declare readonly name: 'LookupError';
 }
 
-/** A fetched path that answered 404: the layout that named it may be out of date. */
-class NotFound extends LookupError {}
+/** `base` with a trailing slash: the directory holding `api/`. @internal */
+export const directory = (base: string): string => (base.endsWith('/') ? base : `${base}/`);
+
+/** The platform's fetch; without one, a `Refusal` says so. @internal */
+export function platformFetch<F>(Refusal: new (message: string) => Error): F {
+  // A browser's fetch must be called on globalThis ("Illegal invocation" otherwise).
+  if (typeof globalThis.fetch === 'function') return globalThis.fetch.bind(globalThis) as unknown as F;
+  throw new Refusal('no fetch available: pass one in the options');
+}
+
+/** A fetched path that answered 404: the layout that named it may be out of date. @internal */
+export class NotFound extends LookupError {}
 
 /** Private lookups by range (docs/api.md, "Private lookups for wallets"). */
 export class RangeClient {
@@ -68,13 +78,10 @@ export class RangeClient {
     if (!(NETWORK_NAMES as readonly string[]).includes(opts.network)) {
       throw new LookupError(`network is ${JSON.stringify(opts.network)}; expected one of ${NETWORK_NAMES.join(', ')}`);
     }
-    this.base = opts.base.endsWith('/') ? opts.base : `${opts.base}/`;
+    this.base = directory(opts.base);
     this.network = opts.network;
     this.timeoutMs = opts.timeoutMs;
-    // A browser's fetch must be called on globalThis ("Illegal invocation" otherwise).
-    const fetch = opts.fetch ?? (typeof globalThis.fetch === 'function' ? (globalThis.fetch.bind(globalThis) as unknown as Fetch) : undefined);
-    if (!fetch) throw new LookupError('no fetch available: pass one in the options');
-    this.fetch = fetch;
+    this.fetch = opts.fetch ?? platformFetch(LookupError);
     const keys = trustedKeys(opts);
     this.signed = keys && new SignedIndex(keys, opts.network, opts, (path) => this.getText(path).catch((err: unknown) => {
       if (err instanceof NotFound) return null;
@@ -129,8 +136,8 @@ export class RangeClient {
 
   /**
    * The default document of `q` (address, txid, block height or hash), or
-   * null when the release has none. A block hash costs a second range: the
-   * first one maps it to its height.
+   * null when the release has none.
+   * @remarks A block hash costs a second range: the first one maps it to its height.
    */
   async document<K extends RangeKind>(kind: K, q: string | number): Promise<FoundDocument<RangeDocuments[K]> | null> {
     let key = canonicalKey(q);

@@ -1,9 +1,10 @@
 /**
  * minisign's text formats (docs/verifying.md): public keys, signature files
- * and trusted comments. Pure parsing and encoding, shared by the wallet
- * client, the explorer page and the batch job's signer; the Ed25519 checks
- * themselves are done by the caller's crypto.
+ * and trusted comments. Parsing only, shared by the wallet client, the
+ * explorer page and the batch job (whose signer encodes them, src/trust);
+ * the Ed25519 checks themselves are done by the caller's crypto.
  */
+import { hex } from './range.js';
 
 /** `Ed`: Ed25519 over the bytes; `ED`: Ed25519 over their BLAKE2b-512 (minisign's default). */
 export type SignatureAlgorithm = 'Ed' | 'ED';
@@ -13,12 +14,11 @@ export type VerificationFailure = 'signature' | 'rollback' | 'freeze' | 'digest'
 
 /**
  * A file refused by a check against the pinned keys or against what was
- * asked for: `failure` says which. SignatureError is its `signature` case.
+ * asked for: `failure` says which.
+ * @remarks SignatureError is its `signature` case.
  */
 export class VerificationError extends Error {
-  // Says which error it is: an Error subclass inherits the name 'Error'.
-  override readonly name: string = 'VerificationError';
-
+  // Its name is set in index.ts, on the prototype (an Error subclass inherits the name 'Error').
   constructor(message: string, readonly failure: VerificationFailure, options?: { cause?: unknown }) {
     super(message, options);
   }
@@ -26,7 +26,7 @@ export class VerificationError extends Error {
 
 /** A signature or key that is missing, malformed, from a key not trusted, or does not verify. */
 export class SignatureError extends VerificationError {
-  override readonly name = 'SignatureError';
+  declare readonly name: 'SignatureError';
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, 'signature', options);
@@ -62,16 +62,6 @@ const TRUSTED = 'trusted comment: ';
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const B64_LINE = /^[A-Za-z0-9+/]*={0,2}$/;
 
-export function base64Encode(bytes: Uint8Array): string {
-  let text = '';
-  for (let i = 0; i < bytes.length; i += 3) {
-    const n = (bytes[i]! << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
-    const left = bytes.length - i;
-    text += B64[n >> 18]! + B64[(n >> 12) & 63]! + (left > 1 ? B64[(n >> 6) & 63]! : '=') + (left > 2 ? B64[n & 63]! : '=');
-  }
-  return text;
-}
-
 /** Strict standard base64 (padding required); SignatureError naming `what` otherwise. */
 export function base64Decode(text: string, what: string): Uint8Array {
   if (!B64_LINE.test(text) || text.length % 4 !== 0) throw new SignatureError(`${what} is not base64`);
@@ -86,9 +76,7 @@ export function base64Decode(text: string, what: string): Uint8Array {
 }
 
 export function keyIdHex(keyId: Uint8Array): string {
-  let hex = '';
-  for (let i = keyId.length - 1; i >= 0; i--) hex += keyId[i]!.toString(16).padStart(2, '0');
-  return hex.toUpperCase();
+  return hex(keyId.slice().reverse()).toUpperCase();
 }
 
 function algorithmOf(bytes: Uint8Array, what: string): SignatureAlgorithm {
@@ -110,11 +98,6 @@ export function parsePublicKey(text: string): MinisignPublicKey {
   return { keyId, keyIdHex: keyIdHex(keyId), key: bytes.slice(10), line };
 }
 
-export function encodePublicKey(keyId: Uint8Array, key: Uint8Array): string {
-  const line = base64Encode(concatBytes(new TextEncoder().encode('Ed'), keyId, key));
-  return `${UNTRUSTED}minisign public key ${keyIdHex(keyId)}\n${line}\n`;
-}
-
 /** A `.minisig` file's four lines. */
 export function parseSignature(text: string): MinisignSignature {
   const lines = text.split(/\r?\n/);
@@ -131,14 +114,13 @@ export function parseSignature(text: string): MinisignSignature {
   };
 }
 
-export function encodeSignature(s: Omit<MinisignSignature, 'keyIdHex'>): string {
-  const body = base64Encode(concatBytes(new TextEncoder().encode(s.algorithm), s.keyId, s.signature));
-  return `${UNTRUSTED}${s.untrustedComment}\n${body}\n${TRUSTED}${s.trustedComment}\n${base64Encode(s.globalSignature)}\n`;
-}
-
 /** What the global signature covers: the signature, then the trusted comment (UTF-8). */
 export function globalSignedBytes(signature: Uint8Array, trustedComment: string): Uint8Array {
-  return concatBytes(signature, new TextEncoder().encode(trustedComment));
+  const comment = new TextEncoder().encode(trustedComment);
+  const bytes = new Uint8Array(signature.length + comment.length);
+  bytes.set(signature);
+  bytes.set(comment, signature.length);
+  return bytes;
 }
 
 /** minisign's `name:value` fields, tab-separated; a bare word (minisign's `hashed`) has the value ''. */
@@ -150,22 +132,4 @@ export function parseTrustedComment(text: string): Record<string, string> {
     else fields[part.slice(0, colon)] = part.slice(colon + 1);
   }
   return fields;
-}
-
-export function formatTrustedComment(fields: ReadonlyArray<readonly [string, string | number]>): string {
-  return fields.map(([name, value]) => {
-    const text = `${name}:${value}`;
-    if (/[\t\r\n]/.test(text)) throw new SignatureError(`a trusted comment field holds no tab or line break: ${name}`);
-    return text;
-  }).join('\t');
-}
-
-export function concatBytes(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }

@@ -53,9 +53,9 @@ export interface Privacy {
 }
 
 /**
- * The rounding bucket of an amount: its value rounded (half up) to two
- * significant digits, and the half-open range [low, high) of amounts that
- * round to it with the same step. 0.0134 → 0.013, 1.2345 → 1.2, 131.7 → 130.
+ * The rounding bucket of an amount: rounded (half up) to two significant
+ * digits (1.2345 → 1.2), and the range [low, high) that rounds to it.
+ * @remarks 0.0134 → 0.013, 131.7 → 130; low and high with the same step.
  */
 export function roundingBucket(amount: Litoshi): { rounded: Litoshi; low: Litoshi; high: Litoshi; step: Litoshi } {
   if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`${amount} is not a positive litoshi amount`);
@@ -112,11 +112,12 @@ export function ratingOf(score: number): Rating {
 }
 
 /**
- * The window an observer uses. A peg-in of A will be matched by a peg-out a
- * few thousand litoshi below A, whose window [A − fee, A − fee + tolerance]
- * covers peg-ins up to about A + tolerance, so a peg-in hides among peg-ins
- * in [A − tolerance, A + tolerance]. A peg-out of A hides among the peg-ins
- * it could have come from: [A, A + tolerance].
+ * The window of peg-ins an observer weighs against an amount A: [A − tolerance,
+ * A + tolerance] for a peg-in, [A, A + tolerance] for a peg-out.
+ * @remarks A peg-in of A will be matched by a peg-out a few thousand litoshi
+ * below A, whose window [A − fee, A − fee + tolerance] covers peg-ins up to
+ * about A + tolerance. A peg-out of A hides among the peg-ins it could have
+ * come from.
  */
 export function windowOf(amount: Litoshi, side: Side, tolerance: Litoshi): { low: Litoshi; high: Litoshi } {
   return side === 'pegin'
@@ -154,11 +155,11 @@ export interface Suggestion {
 }
 
 /**
- * A nearby amount a person would type whose anonymity set, counted exactly
- * as the score counts it (the window set), gives a better score: amounts
- * within ±SUGGESTION_SPAN of `amount` with 1 or 2 significant digits first,
- * then 3; the largest set wins, then the fewest digits, then the nearest.
- * Never a set below 2 peg-ins in the window; null when nothing is better.
+ * A nearby amount a person would type with a better score, or null.
+ * @remarks The anonymity set is counted exactly as the score counts it (the
+ * window set): amounts within ±SUGGESTION_SPAN of `amount` with 1 or 2
+ * significant digits first, then 3; the largest set wins, then the fewest
+ * digits, then the nearest. Never a set below 2 peg-ins in the window.
  */
 export function suggestAmount(table: AmountCounts, amount: Litoshi, side: Side, score: number): Suggestion | null {
   const low = Math.max(1, Math.ceil(amount * (1 - SUGGESTION_SPAN)));
@@ -182,9 +183,9 @@ export function suggestAmount(table: AmountCounts, amount: Litoshi, side: Side, 
 
 /**
  * The `privacy` object (docs/api.md) for an amount about to be pegged in (or out).
- * The anonymity set counts the user's own transaction on top of the table for
- * peg-ins (it is not in the table yet); for peg-outs it is the number of
- * peg-ins the exit could have come from.
+ * @remarks The anonymity set counts the user's own transaction on top of the
+ * table for peg-ins (it is not in the table yet); for peg-outs it is the
+ * number of peg-ins the exit could have come from.
  */
 export function privacyOf(table: AmountCounts, amount: Litoshi, side: Side = 'pegin'): Privacy {
   if (!Number.isSafeInteger(amount) || amount <= 0) throw new RangeError(`amount must be a positive integer number of litoshi, got ${amount}`);

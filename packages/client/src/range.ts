@@ -34,7 +34,10 @@ export const RANGE_HASH = 'sha256';
 /** The index of a release's range layout: prefix length and document count per kind. */
 export const RANGES_INDEX_PATH = 'api/ranges.json';
 
-/** Documents per range the layout aims at: enough company for k-anonymity, small enough to fetch often. */
+/**
+ * Documents per range the layout aims at.
+ * @remarks Enough company for k-anonymity, small enough to fetch often.
+ */
 export const RANGE_TARGET = { min: 50, max: 200 } as const;
 
 export const rangePath = (kind: RangeKind, prefix: string): string => `api/range/${kind}/${prefix}.json`;
@@ -80,10 +83,10 @@ const HEIGHT = /^(?:0|[1-9]\d{0,9})$/;
 const BECH32_PREFIXES = Object.values(NETWORK_BASICS).map((n) => `${n.bech32Hrp}1`);
 
 /**
- * The canonical key of a query: txids and block hashes in
- * lower-case hex, heights in decimal, bech32 addresses in lower case (they
- * are case-insensitive) and base58 addresses as given. Validation is the
- * caller's (the router checks checksums); this only normalises.
+ * The canonical key of a query: txids and block hashes in lower-case hex,
+ * heights in decimal, bech32 addresses in lower case, base58 addresses as
+ * given. It only normalises: validation is the caller's.
+ * @remarks bech32 is case-insensitive; the router checks checksums.
  */
 export function canonicalKey(q: string | number): string {
   if (typeof q === 'number') return String(q);
@@ -95,12 +98,16 @@ export function canonicalKey(q: string | number): string {
 
 const HEX_DIGITS = '0123456789abcdef';
 
+/** Lower-case hex of bytes. @internal */
+export function hex(bytes: Iterable<number>): string {
+  let text = '';
+  for (const byte of bytes) text += HEX_DIGITS[byte >> 4]! + HEX_DIGITS[byte & 15]!;
+  return text;
+}
+
 /** Hex sha256 of a canonical key (UTF-8). */
 export function keyHash(key: string): string {
-  const digest = sha256(new TextEncoder().encode(key));
-  let hex = '';
-  for (const byte of digest) hex += HEX_DIGITS[byte >> 4]! + HEX_DIGITS[byte & 15]!;
-  return hex;
+  return hex(sha256(new TextEncoder().encode(key)));
 }
 
 export function rangePrefix(key: string, prefixLength: number): string {
@@ -108,7 +115,8 @@ export function rangePrefix(key: string, prefixLength: number): string {
 }
 
 /**
- * The prefix length whose mean range size is closest (on a log scale) to the
+ * The prefix length of a kind with `documents` documents.
+ * @remarks The one whose mean range size is closest (on a log scale) to the
  * middle of RANGE_TARGET; at least 1 so a range is never the whole kind.
  */
 export function prefixLengthFor(documents: number): number {
@@ -137,8 +145,8 @@ export function encodeRange(header: RangeHeader, documents: readonly string[]): 
 
 /** Text that is not a range file. */
 export class RangeFormatError extends Error {
-  // Says which error it is: an Error subclass inherits the name 'Error'.
-  override readonly name = 'RangeFormatError';
+  // Set in index.ts, on the prototype (an Error subclass inherits the name 'Error').
+  declare readonly name: 'RangeFormatError';
 }
 
 /** Parses line 1 of a range file. */

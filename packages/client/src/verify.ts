@@ -8,6 +8,7 @@ import { verifyEd25519 } from './ed25519.js';
 import {
   SignatureError, VerificationError, globalSignedBytes, parsePublicKey, parseSignature, parseTrustedComment, type MinisignPublicKey,
 } from './minisign.js';
+import { isObject } from './amount-table.js';
 import { keyHash, type RangeKind } from './range.js';
 
 /** Where the wallet's signed index lies in a release. @internal */
@@ -192,8 +193,6 @@ export class SignedIndex {
     return { body, verified };
   }
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
 /** The members a client reads, of the types it reads them as. */
 function isIndexBody(body: unknown): body is SignedIndexBody {
