@@ -169,7 +169,7 @@ export function buildProgram(): Command {
     .option('--labels <files...>', 'label files to import before analysing, their format told by each file (docs/labels.md); a rejected row fails the run')
     .option('--skip-invalid-labels', 'import the valid labels of --labels even when some are rejected')
     .option('--config <file>', 'run every network of a config file in turn, one after the other (docs/deploy.md)')
-    .option('--json', 'print a summary of each published run as one line of JSON on standard output (release_id, as_of_height, files written, linked and changed, seconds); the log stays on standard error')
+    .option('--json', 'print a summary of each run as one line of JSON on standard output (published: false when nothing changed, release_id, as_of_height, files written, linked and changed, seconds); the log stays on standard error')
     .action(async (flags: SourceFlags & JobOptions & ReleaseFlags & MemoryFlags & WebhookFlags & { every?: string; config?: string; horizon: number; json?: boolean }) => {
       const configs = flags.config ? loadConfigFile(flags.config).map((site) => site.config) : [resolveConfig(flags)];
       const options: JobOptions = { ...sourceOptions(flags), to: flags.to, allowSyncing: flags.allowSyncing, horizon: flags.horizon, memoryLimitMb: flags.memoryLimit, ...releaseOptions(flags), labels: flags.labels,
@@ -185,7 +185,7 @@ export function buildProgram(): Command {
     .option('--keys <file>', 'API keys file with per-key limits (sent as X-API-Key)')
     .option('--trust-proxy', 'take the client IP from X-Forwarded-For (only behind your own proxy)')
     .option('--config <file>', 'serve several networks from one config file (docs/deploy.md)')
-    .option('--stale-after <duration>', 'health.ok turns false when the analysis is older than this', `${DEFAULT_STALE_AFTER_SECONDS}s`)
+    .option('--stale-after <duration>', 'health.ok turns false when the job\'s last check (or the analysis) is older than this', `${DEFAULT_STALE_AFTER_SECONDS}s`)
     .option('--cache <duration>', 'how long caches may keep a response; match the job\'s --every', `${DEFAULT_CACHE_SECONDS}s`)
     .option('--workers <n>', `processes serving the port (default: one per CPU, here ${availableParallelism()}; 1 serves from this process)`, parseInteger('--workers', 1, MAX_WORKERS))
     .option('--answer-cache <MiB>', `finished answers each worker keeps in memory (default ${DEFAULT_CACHE_LIMITS.answers.maxBytes! / MIB})`, parseInteger('--answer-cache', 1, MAX_ANSWER_CACHE_MIB))

@@ -5,6 +5,7 @@ import { analyze } from './analysis/analyze.js';
 import { importLabels, importSummary } from './analysis/labels.js';
 import { parseDuration, type ResolvedConfig } from './config.js';
 import { exportRelease } from './export/export.js';
+import { recordCheck } from './export/publish.js';
 import type { HostBudget, Layout } from './export/ranges.js';
 import { consoleProgress, type Progress } from './progress.js';
 import { openSource, simTruthDir, type SourceOptions } from './sources.js';
@@ -36,7 +37,7 @@ export interface JobOptions extends SourceOptions {
   delivery?: Omit<DeliveryOptions, 'allowPrivate' | 'log' | 'deadline'>;
   log: (line: string) => void;
   progress?: Progress;
-  /** Called with each published run's summary (`job --json` prints it). */
+  /** Called with each run's summary, published or not (`job --json` prints it). */
   onSummary?: (summary: JobSummary) => void;
 }
 
@@ -63,10 +64,13 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
       const analysed = await analyze(db, { horizon: opts.horizon, memoryLimitMb: opts.memoryLimitMb, log: opts.log });
       const exported = await exportRelease(db, {
         outDir: config.outDir, keep: opts.keep ?? DEFAULT_KEEP_RELEASES, layout: opts.layout, hostBudget: opts.hostBudget, memoryLimitMb: opts.memoryLimitMb, progress, log: opts.log,
+        onlyWhenChanged: true,
       });
+      // Health tells a quiet chain (checked, nothing new) from a stopped job (docs/api.md "health").
+      await recordCheck(config.outDir, { checked_at: Math.floor(Date.now() / 1000), release: exported.releaseId, as_of_height: analysed.asOfHeight });
       await notifyWatches(db, config, opts);
       const summary: JobSummary = {
-        command: 'job', network: config.network.name, release_id: exported.releaseId, as_of_height: analysed.asOfHeight,
+        command: 'job', network: config.network.name, published: exported.published, release_id: exported.releaseId, as_of_height: analysed.asOfHeight,
         scanned_to: scan.toHeight, new_blocks: scan.blocks, files: exported.files, written: exported.written, linked: exported.reused, kept: exported.kept,
         changes: exported.changes, seconds: secondsSince(started),
       };

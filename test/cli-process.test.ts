@@ -48,7 +48,7 @@ describe('pegscope job --json', () => {
     const release = realpathSync(join(outDir(), 'current'));
     const manifest = JSON.parse(readFileSync(join(release, 'manifest.json'), 'utf8'));
     expect(summary).toMatchObject({
-      command: 'job', network: 'sim', release_id: release.split('/').pop(), as_of_height: 1200, scanned_to: 1200,
+      command: 'job', network: 'sim', published: true, release_id: release.split('/').pop(), as_of_height: 1200, scanned_to: 1200,
       // The release's files: what manifest.json lists, and itself.
       files: Object.keys(manifest.files).length + 1, linked: 0, kept: 0,
       // Everything but itself and the manifest is new in a first release.

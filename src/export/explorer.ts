@@ -4,6 +4,7 @@
  * (scripts/build-web.ts), copied into the release root, plus the lines the
  * host configs need to serve them with the page's headers.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +27,12 @@ export async function writeExplorer(writer: ReleaseWriter, dir = EXPLORER_BUILD_
   const assets = readdirSync(join(dir, ASSETS_DIR)).filter((name) => ASSET_NAME.test(name)).sort();
   await Promise.all([EXPLORER_INDEX, ...assets.map((name) => `${ASSETS_DIR}/${name}`)].map((rel) => writer.put(rel, readFileSync(join(dir, rel)))));
   return true;
+}
+
+/** sha256 of the built page's index.html, which names every content-hashed asset; null when the page is not built. */
+export function explorerDigest(dir = EXPLORER_BUILD_DIR): string | null {
+  const index = join(dir, EXPLORER_INDEX);
+  return existsSync(index) ? createHash('sha256').update(readFileSync(index)).digest('hex') : null;
 }
 
 export const EXPLORER_MISSING = `the explorer page is not built (${EXPLORER_BUILD_DIR}${EXPLORER_INDEX} is missing), so this release has none; run \`npm run build\``;

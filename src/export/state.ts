@@ -15,7 +15,7 @@ import { basename, join } from 'node:path';
 import { API_VERSION } from '../api/params.js';
 import { LABEL_CATEGORIES, modelSqlValues } from '../domain/model.js';
 import type { RangeKind } from '@pegscope/client';
-import type { Layout } from './ranges.js';
+import type { HostBudget, Layout } from './ranges.js';
 
 /** out/<network>/state/: one directory per release, named by its id. */
 export const STATE_DIR = 'state';
@@ -132,6 +132,31 @@ export interface ExportBasis {
   as_of_height: number;
   horizon_blocks: number | null;
   tolerance: number | null;
+  /** What the release is made from (sourceDigest): equal to the current release's, an export would publish the same release but for its stamps. */
+  source_digest: string;
+}
+
+/** The inputs of a release besides the analysed tables: what the exporter itself adds to them. */
+export interface ExporterInputs {
+  layout: Layout;
+  version: string;
+  /** sha256 of the explorer page's index.html (it names every content-hashed asset), or null when the page is not built. */
+  explorer: string | null;
+  partitionBlocks: number;
+  /** The host budget, which decides the range files' prefix lengths. */
+  budget: HostBudget;
+}
+
+/**
+ * One digest of everything a release is made from: the database's source
+ * line (source-digest.sql: chain tip, analysis parameters, labels), the
+ * model, the export format and the exporter's own inputs. Two releases
+ * with the same digest differ only in the time of their analysis
+ * (docs/static-hosting.md "When nothing changed").
+ */
+export function sourceDigest(source: string, exporter: ExporterInputs): string {
+  const facts = JSON.stringify({ source, model: modelFingerprint(), format: EXPORT_FORMAT, ...exporter });
+  return createHash('sha256').update(facts).digest('hex');
 }
 
 /**
