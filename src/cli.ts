@@ -181,7 +181,7 @@ export function buildProgram(): Command {
   withCommon(program.command('serve').description('serve the published tree as the JSON API'))
     .option('--port <n>', `port (env PEGSCOPE_PORT, default ${DEFAULT_PORT})`, parseInteger('--port', 0, MAX_PORT))
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .option('--rate-limit <n>', 'requests per minute per client IP (0 disables)', parseInteger('--rate-limit', 0, MAX_RATE_LIMIT), 60)
+    .option('--rate-limit <n>', 'API requests per minute per client IP (0 disables); the page and files by name are not counted', parseInteger('--rate-limit', 0, MAX_RATE_LIMIT), 60)
     .option('--keys <file>', 'API keys file with per-key limits (sent as X-API-Key)')
     .option('--trust-proxy', 'take the client IP from X-Forwarded-For (only behind your own proxy)')
     .option('--config <file>', 'serve several networks from one config file (docs/deploy.md)')

@@ -26,6 +26,7 @@ export function lookupSource(): Promise<LookupSource> {
 async function readWhole(url: string): Promise<{ ok: boolean; status: number; text(): Promise<string> }> {
   const response = await fetch(url);
   const text = await response.text();
+  if (response.status === 429) throw new Error(data.tooManyRequests(response.headers.get('retry-after')));
   return { ok: response.ok, status: response.status, text: async () => text };
 }
 
