@@ -253,10 +253,10 @@ async function indexDescribesCurrent(workspace: ExportWorkspace, path: string, c
  */
 export function renderingLine(plan: ExportPlan, counts: { dirty: number; keys: number; analysisIndexed: boolean }): string {
   if (rendersAllButCarries(plan)) {
-    return `rendering ${counts.dirty} of ${counts.keys} documents to compare with the previous release (made by another model, layout, horizon or tolerance, `
-      + 'or on a chain reorganised below its checkpoints): the files of those whose bytes are unchanged are linked, not written';
+    return `rendering ${counts.dirty} of ${counts.keys} documents to compare with the previous release (${plan.renderAllReason}): `
+      + 'the files of those whose bytes are unchanged are linked, not written';
   }
-  const which = plan.floor < 0 ? 'every document'
+  const which = plan.floor < 0 ? `every document (${plan.renderAllReason})`
     : counts.analysisIndexed ? 'the analysis is the one the previous release shows, so no peg or address changed'
       : `the documents of ${plan.previousPegs ? 'changed pegs' : 'every peg'} above height ${plan.floor} and of addresses whose attribution changed`;
   return `rendering ${counts.dirty} of ${counts.keys} documents: ${which}`;

@@ -171,24 +171,43 @@ export function sourceDigest(source: string, exporter: ExporterInputs): string {
  * checkpoint still on the chain after a reorg) change the links of peg-outs
  * above X − H; their candidates' shares, and so which three of a peg-out's
  * candidates are reported, reach peg-ins down to X − 2H (docs/methodology.md
- * "The horizon").
+ * "The horizon"). That reach comes from links, not anonymity sets, so it
+ * stays two horizons though a peg-in's set only counts backwards.
+ *
+ * On a chain shorter than two horizons (the demo's) the floor is 0, not -1:
+ * every peg is in question, and its digest is compared with the previous
+ * release's, which rendering everything would not do. No peg is at height 0
+ * (the genesis block has none), so 0 leaves none out.
  */
 export function dirtyFloor(previous: ExportState | null, chainUpTo: number): number {
-  return chainUpTo < 0 || previous?.horizon_blocks == null ? -1 : Math.max(-1, chainUpTo - 2 * previous.horizon_blocks);
+  return chainUpTo < 0 || previous?.horizon_blocks == null ? -1 : Math.max(0, chainUpTo - 2 * previous.horizon_blocks);
+}
+
+/**
+ * Why the previous release cannot be compared with (every document is then
+ * rendered), in words for the log; null when it can. `hashAt` gives today's
+ * block hash at a height (undefined when there is none).
+ */
+export function incomparableReason(previous: ExportState | null, basis: ExportBasis, hashAt: (height: number) => string | undefined): string | null {
+  if (!previous) return 'the previous release has no state of this format';
+  if (previous.model !== basis.model) return 'the previous release was made by another model';
+  if (previous.layout !== basis.layout) return `the previous release has the ${previous.layout} layout, this one ${basis.layout}`;
+  if (previous.horizon_blocks === null) return 'the previous release recorded no horizon';
+  if (previous.horizon_blocks !== basis.horizon_blocks) return `the previous release used a horizon of ${previous.horizon_blocks ?? 'unknown'} blocks, this analysis ${basis.horizon_blocks ?? 'none'}`;
+  if (previous.tolerance !== basis.tolerance) return `the previous release used a tolerance of ${previous.tolerance ?? 'unknown'} litoshi, this analysis ${basis.tolerance ?? 'none'}`;
+  if (!previous.checkpoints.some(([height, hash]) => hashAt(height) === hash)) return 'the chain was reorganised below every checkpoint of the previous release';
+  return null;
 }
 
 /**
  * The highest height up to which the chain both releases read is the same
  * (the previous and this analysed height, and the highest of the previous
  * release's checkpoints still on the chain); -1 when the releases are not
- * comparable. Chain data at or below it is unchanged. `hashAt` gives today's
- * block hash at a height (undefined when there is none).
+ * comparable (incomparableReason). Chain data at or below it is unchanged.
  */
 export function chainUnchangedUpTo(previous: ExportState | null, basis: ExportBasis, hashAt: (height: number) => string | undefined): number {
-  if (!previous || previous.model !== basis.model || previous.layout !== basis.layout) return -1;
-  if (previous.horizon_blocks === null || previous.horizon_blocks !== basis.horizon_blocks || previous.tolerance !== basis.tolerance) return -1;
+  if (!previous || incomparableReason(previous, basis, hashAt) !== null) return -1;
   const onChain = previous.checkpoints.filter(([height, hash]) => hashAt(height) === hash).map(([height]) => height);
-  if (onChain.length === 0) return -1;
   return Math.min(previous.as_of_height, basis.as_of_height, Math.max(...onChain));
 }
 
