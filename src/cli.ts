@@ -28,6 +28,8 @@ const log = (line: string): void => { process.stderr.write(logLine(line)); };
 
 const MAX_HEIGHT = 2 ** 31 - 1;
 const MAX_SEED = 2 ** 32 - 1;
+/** Blocks a growing simulated chain gains per run, at most (job --grow). */
+const MAX_GROW_BLOCKS = 1_000;
 const MAX_PORT = 65_535;
 const DEFAULT_PORT = 8080;
 const MAX_KEEP = 1000;
@@ -114,17 +116,34 @@ function sourceOptions(flags: SourceFlags): SourceOptions {
  * (`existing`) refuse a missing file instead of creating an empty database
  * under a mistyped --db.
  */
-async function withDb<T>(config: ResolvedConfig, work: (db: Db) => Promise<T>, existing = false): Promise<T> {
+async function withDb<T>(config: ResolvedConfig, work: (db: Db) => Promise<T>, existing = false, waitForJob = false): Promise<T> {
   if (existing && config.dbPath !== ':memory:' && !existsSync(config.dbPath)) {
     throw new UsageError(`database ${config.dbPath} does not exist; run \`pegscope scan --network ${config.network.name}\` (or \`pegscope job\`) first, `
       + 'which creates it, or give --db the file scan wrote');
   }
   const { Db } = await import('./store/db.js');
-  const db = await Db.open(config.dbPath);
+  const db = waitForJob ? await openWhenFree(() => Db.open(config.dbPath)) : await Db.open(config.dbPath);
   try {
     return await work(db);
   } finally {
     db.close();
+  }
+}
+
+/** How long a watch command waits for a running job (`job --every`, `demo --live`) to let go of the database. */
+const WAIT_FOR_JOB_MS = 60_000;
+
+/** Opens the database, waiting while a job run holds it (its runs are short; the watchlist is edited between them). */
+async function openWhenFree(open: () => Promise<Db>): Promise<Db> {
+  const deadline = Date.now() + WAIT_FOR_JOB_MS;
+  for (let said = false; ; said = true) {
+    try {
+      return await open();
+    } catch (err) {
+      if (!/in use by another pegscope process/.test((err as Error).message) || Date.now() > deadline) throw err;
+      if (!said) log('the database is in use by a running job; waiting for its run to end');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
   }
 }
 
@@ -169,10 +188,12 @@ export function buildProgram(): Command {
     .option('--labels <files...>', 'label files to import before analysing, their format told by each file (docs/labels.md); a rejected row fails the run')
     .option('--skip-invalid-labels', 'import the valid labels of --labels even when some are rejected')
     .option('--config <file>', 'run every network of a config file in turn, one after the other (docs/deploy.md)')
+    .option('--grow <blocks>', 'with --source sim: the simulated chain grows by this many blocks a run past its preset (pair with --every; give it a --db of its own: docs/notifications.md)', parseInteger('--grow', 1, MAX_GROW_BLOCKS))
     .option('--json', 'print a summary of each run as one line of JSON on standard output (published: false when nothing changed, release_id, as_of_height, files written, linked and changed, seconds); the log stays on standard error')
-    .action(async (flags: SourceFlags & JobOptions & ReleaseFlags & MemoryFlags & WebhookFlags & { every?: string; config?: string; horizon: number; json?: boolean }) => {
+    .action(async (flags: SourceFlags & JobOptions & ReleaseFlags & MemoryFlags & WebhookFlags & { every?: string; config?: string; horizon: number; json?: boolean; grow?: number }) => {
       const configs = flags.config ? loadConfigFile(flags.config).map((site) => site.config) : [resolveConfig(flags)];
-      const options: JobOptions = { ...sourceOptions(flags), to: flags.to, allowSyncing: flags.allowSyncing, horizon: flags.horizon, memoryLimitMb: flags.memoryLimit, ...releaseOptions(flags), labels: flags.labels,
+      if (flags.grow !== undefined && flags.to !== undefined) throw new UsageError('--grow and --to both say where to scan to; give one');
+      const options: JobOptions = { ...sourceOptions(flags), grow: flags.grow, to: flags.to, allowSyncing: flags.allowSyncing, horizon: flags.horizon, memoryLimitMb: flags.memoryLimit, ...releaseOptions(flags), labels: flags.labels,
         skipInvalidLabels: flags.skipInvalidLabels, allowPrivateWebhooks: allowPrivateWebhooks(flags), log, onSummary: flags.json ? printJson : undefined };
       const { runJobs, runJobsEvery } = await import('./job.js');
       await (flags.every ? runJobsEvery(configs, options, flags.every) : runJobs(configs, options));
@@ -240,9 +261,12 @@ export function buildProgram(): Command {
   program.command('demo').description('run the job on the built-in demo chain, then serve it (what `npm start` does)')
     .option('--port <n>', `port (env PEGSCOPE_PORT, default ${DEFAULT_PORT})`, parseInteger('--port', 0, MAX_PORT))
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .action(async (flags: { port?: number; host: string }) => {
+    .option('--live', 'then grow the chain by a block every --block-every and run the job on each, webhooks to this machine allowed (its own data/sim-live.duckdb and out/sim-live; docs/notifications.md)')
+    .option('--block-every <duration>', 'with --live: how often a block arrives (5s, 1m)', '10s')
+    .action(async (flags: { port?: number; host: string; live?: boolean; blockEvery: string }) => {
+      if (flags.live) parseDuration(flags.blockEvery, '--block-every');
       const { runDemo } = await import('./demo.js');
-      await runDemo({ host: flags.host, port: portOf(flags), log });
+      await runDemo({ host: flags.host, port: portOf(flags), log, live: flags.live ? { every: flags.blockEvery } : undefined });
     });
 
   shortUsageErrors(program);
@@ -305,7 +329,7 @@ function addWatchCommands(program: Command): void {
       const { addWatch } = await import('./notify/watchlist.js');
       const added = await withDb(config, (db) => addWatch(db, config.network, {
         address, url: flags.webhook, label: flags.label, minConfidence: flags.minConfidence, since: flags.since, secret, allowPrivate: allowPrivateWebhooks(flags),
-      }, Date.now()), true);
+      }, Date.now()), true, true);
       print(`watch ${added.id} on ${address}: events from height ${added.since}`);
       if (secret === undefined) print(`secret ${added.secret}`);
     });

@@ -8,7 +8,7 @@ import { exportRelease } from './export/export.js';
 import { recordCheck } from './export/publish.js';
 import type { HostBudget, Layout } from './export/ranges.js';
 import { consoleProgress, type Progress } from './progress.js';
-import { openSource, simTruthDir, type SourceOptions } from './sources.js';
+import { growTarget, openSource, simTruthDir, type SourceOptions } from './sources.js';
 import { Db } from './store/db.js';
 import { scanChain } from './store/scan.js';
 import { DEFAULT_KEEP_RELEASES } from './domain/model.js';
@@ -50,7 +50,8 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
     const source = openSource(config, opts);
     const db = await Db.open(config.dbPath);
     try {
-      const scan = await scanChain(db, source, { to: opts.to, allowSyncing: opts.allowSyncing, progress, log: opts.log });
+      const to = opts.grow !== undefined ? growTarget(Number(await db.getMeta('cursor_height') ?? -1), opts.preset ?? 'demo', opts.grow) : opts.to;
+      const scan = await scanChain(db, source, { to, allowSyncing: opts.allowSyncing, progress, log: opts.log });
       opts.log(`scan: ${scan.blocks} new blocks up to ${scan.toHeight} (${scan.pegins} peg-ins, ${scan.pegouts} peg-outs)`);
       const labelFiles = [...(opts.labels ?? [])];
       const simLabels = join(simTruthDir(config.dbPath), SIM_LABELS_FILE);
