@@ -66,7 +66,9 @@ describe('pegscope CLI', () => {
   ])('a bad flag value is a usage error (exit 2) naming the flag: %j', async (args, message) => {
     const { code, stderr } = await run(args);
     expect(code).toBe(2);
-    expect(stderr).toContain(`pegscope: ${message}`);
+    // Two lines: what was wrong, and where the usage is.
+    expect(stderr).toContain(`pegscope ${args[0]}: ${message}`);
+    expect(stderr).toContain(`\nrun \`pegscope ${args[0]} --help\` for usage\n`);
     expect(stderr).not.toContain('secret');
     expect(stderr).not.toMatch(/RangeError|ERR_/);
   });
@@ -79,7 +81,8 @@ describe('pegscope CLI', () => {
     vi.stubEnv(name, value);
     const { code, stderr } = await run(args);
     expect(code).toBe(2);
-    expect(stderr).toContain(`pegscope: ${message}`);
+    expect(stderr).toContain(`pegscope ${args[0]}: ${message}`);
+    expect(stderr).toContain(`\nrun \`pegscope ${args[0]} --help\` for usage\n`);
   });
 
   it.each([
@@ -88,7 +91,8 @@ describe('pegscope CLI', () => {
     const db = join(mkdtempSync(join(tmpdir(), 'pegscope-cli-')), 'typo', 'sim.duckdb');
     const { code, stderr } = await run([...args, '--db', db]);
     expect(code).toBe(2);
-    expect(stderr).toContain(`pegscope: database ${db} does not exist; run \`pegscope scan --network sim\` (or \`pegscope job\`) first, which creates it, or give --db the file scan wrote`);
+    const name = ['pegscope', ...args.filter((word) => !word.includes('.'))].join(' ');
+    expect(stderr).toContain(`${name}: database ${db} does not exist; run \`pegscope scan --network sim\` (or \`pegscope job\`) first, which creates it, or give --db the file scan wrote`);
     expect(existsSync(db)).toBe(false);
   });
 });
