@@ -84,14 +84,29 @@ function withRelease(cmd: Command): Command {
     .option('--keep <n>', 'complete releases to keep; once there are that many, the oldest is recycled into the next export', parseInteger('--keep', 1, MAX_KEEP), DEFAULT_KEEP_RELEASES)
     .addOption(new Option('--layout <layout>', 'ranges: trace/address/follow/block documents packed into range files (any static host; lookups through the range API or @pegscope/client); files: one file per query (an nginx mirror answering ?q= without Node; needs --host-budget none)').choices(LAYOUTS).default('ranges'))
     // No default value here: commander would print it again, as JSON; releaseOptions applies it.
-    .option('--host-budget <limits>', 'fail the export when the release breaks these limits: files=N,file=SIZE,total=SIZE, or none (default files=20000,file=25MiB,total=1GB: Cloudflare Pages, GitHub Pages)', parseBudget);
+    .option('--host-budget <limits>', 'fail the export when the release breaks these limits: files=N,file=SIZE,total=SIZE, or none (default files=20000,file=25MiB,total=1GB: Cloudflare Pages, GitHub Pages)', parseBudget)
+    .option('--site-url <url>', 'the public URL the release is served at (https://host/path/): the feeds\' links are absolute under it (docs/notifications.md)', valueParser(parseSiteUrl));
 }
 
-interface ReleaseFlags { keep: number; layout: Layout; hostBudget?: HostBudget }
+interface ReleaseFlags { keep: number; layout: Layout; hostBudget?: HostBudget; siteUrl?: string }
+
+/** --site-url: an http(s) URL without credentials, query or fragment, ending in '/'. */
+function parseSiteUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(`--site-url is not a URL: "${text}"; give the site's public address, e.g. https://pegscope.example/`);
+  }
+  if (!/^https?:$/.test(url.protocol) || url.username || url.password || url.search || url.hash) {
+    throw new Error(`--site-url must be an http:// or https:// URL without user, query or fragment, e.g. https://pegscope.example/; got "${text}"`);
+  }
+  return url.href.endsWith('/') ? url.href : `${url.href}/`;
+}
 interface MemoryFlags { memoryLimit?: number }
 
-function releaseOptions(flags: ReleaseFlags): { keep: number; layout: Layout; hostBudget: HostBudget } {
-  return { keep: flags.keep, layout: flags.layout, hostBudget: flags.hostBudget ?? DEFAULT_HOST_BUDGET };
+function releaseOptions(flags: ReleaseFlags): { keep: number; layout: Layout; hostBudget: HostBudget; siteUrl?: string } {
+  return { keep: flags.keep, layout: flags.layout, hostBudget: flags.hostBudget ?? DEFAULT_HOST_BUDGET, siteUrl: flags.siteUrl };
 }
 
 function parseBudget(text: string): HostBudget {

@@ -28,6 +28,8 @@ export interface JobOptions extends SourceOptions {
   keep?: number;
   layout?: Layout;
   hostBudget?: HostBudget;
+  /** The site's public URL (ExportOptions.siteUrl). */
+  siteUrl?: string;
   labels?: string[];
   /** Import the valid labels even when some are rejected (ImportOptions.skipInvalid). */
   skipInvalidLabels?: boolean;
@@ -65,7 +67,7 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
       const analysed = await analyze(db, { horizon: opts.horizon, memoryLimitMb: opts.memoryLimitMb, log: opts.log });
       const exported = await exportRelease(db, {
         outDir: config.outDir, keep: opts.keep ?? DEFAULT_KEEP_RELEASES, layout: opts.layout, hostBudget: opts.hostBudget, memoryLimitMb: opts.memoryLimitMb, progress, log: opts.log,
-        onlyWhenChanged: true,
+        siteUrl: opts.siteUrl, onlyWhenChanged: true,
       });
       // Health tells a quiet chain (checked, nothing new) from a stopped job (docs/api.md "health").
       await recordCheck(config.outDir, { checked_at: Math.floor(Date.now() / 1000), release: exported.releaseId, as_of_height: analysed.asOfHeight });

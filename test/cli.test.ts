@@ -62,6 +62,7 @@ describe('pegscope CLI', () => {
     [['analyze', '--memory-limit', '100'], '--memory-limit must be a whole number from 256 to 1048576, got "100"'],
     [['job', '--memory-limit', '2GB'], '--memory-limit must be a whole number from 256 to 1048576, got "2GB"'],
     [['job', '--every', '1000h', '--db', ':memory:'], '--every: duration "1000h" is too long; at most 596h'],
+    [['export', '--site-url', 'ftp://pegscope.example/'], '--site-url must be an http:// or https:// URL without user, query or fragment'],
     [['job', '--every', '5 minutes', '--db', ':memory:'], '--every: "5 minutes" is not a duration'],
   ])('a bad flag value is a usage error (exit 2) naming the flag: %j', async (args, message) => {
     const { code, stderr } = await run(args);

@@ -22,6 +22,12 @@ export const CONTENT_TYPES = {
   ...EXPLORER_TYPES,
 } as const;
 
+/** JSON Feed's own type (jsonfeed.org), for feeds/*.json: a reader that sniffs the type knows the file for a feed. */
+export const FEED_JSON_TYPE = 'application/feed+json; charset=utf-8';
+const FEED_JSON_PATH = /^feeds\/[^/]+\.json$/;
+/** Whether a release file is a JSON Feed (served as FEED_JSON_TYPE). */
+export const isJsonFeed = (rel: string): boolean => FEED_JSON_PATH.test(rel);
+
 /** The error body of every refusal (docs/api.md "Errors"): `{error, version}`, and for health's 503 `health: {ok: false}`. */
 export function errorBody(message: string, extra: object = {}): string {
   return JSON.stringify({ error: message, version: API_VERSION, ...extra });

@@ -147,7 +147,7 @@ types {
 }
 default_type application/octet-stream;
 charset utf-8;
-charset_types application/json text/csv application/atom+xml application/sql text/css text/javascript;
+charset_types application/json application/feed+json text/csv application/atom+xml application/sql text/css text/javascript;
 # A request for X gets X.gz when the client takes gzip; Vary tells caches so.
 gzip_static on;
 gzip_vary on;
@@ -219,6 +219,11 @@ location /dumps/ {
 }
 
 location ~ "^/feeds/(?:links|risk)\\.(?:atom|json)$" {
+    # JSON Feed's own type for the .json feeds (the router's too).
+    types {
+        application/atom+xml atom;
+        application/feed+json json;
+    }
     try_files $uri =404;
 }
 

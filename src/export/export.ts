@@ -69,6 +69,8 @@ export interface ExportOptions {
    * sourceDigest). The job sets it; `export` publishes every time.
    */
   onlyWhenChanged?: boolean;
+  /** The site's public URL, ending in '/' (--site-url): the feeds' links are absolute under it (docs/notifications.md "Feeds"); relative without. */
+  siteUrl?: string;
 }
 
 /** The onStep hook, always callable. */
@@ -110,6 +112,7 @@ interface ExportRun {
   log: (line: string) => void;
   progress: Progress;
   step: Step;
+  siteUrl: string | null;
 }
 
 async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> {
@@ -145,7 +148,7 @@ async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> 
       renderBatchDocs: opts.renderBatchDocs ?? RENDER_BATCH_DOCS,
     });
     const step: Step = async (name) => { await opts.onStep?.(name); };
-    const built = await buildRelease(db, { plan, workspace, log, progress: opts.progress ?? silentProgress, step }, { ...started, outDir: opts.outDir, id, current });
+    const built = await buildRelease(db, { plan, workspace, log, progress: opts.progress ?? silentProgress, step, siteUrl: opts.siteUrl ?? null }, { ...started, outDir: opts.outDir, id, current });
 
     const dir = await publishRelease(opts.outDir, started, id);
     await step('published');
@@ -271,7 +274,7 @@ async function writeTree(run: ExportRun): Promise<QueryDocumentsResult> {
   const { plan, workspace, writer, step } = run;
   const stamp = plan.stamp;
   // Both run to the end even when one fails, so nothing writes into the release after it is removed.
-  const [planned, endpoints] = await Promise.allSettled([planDocuments(run), writeEndpointDocuments(workspace.db, writer, stamp)]);
+  const [planned, endpoints] = await Promise.allSettled([planDocuments(run), writeEndpointDocuments(workspace.db, writer, stamp, run.siteUrl)]);
   if (planned.status === 'rejected') throw planned.reason;
   if (endpoints.status === 'rejected') throw endpoints.reason;
   const dirty = planned.value;
@@ -337,7 +340,7 @@ async function sourceOf(db: Db, opts: ExportOptions): Promise<string | null> {
   if (!row?.source) return null;
   return sourceDigest(row.source, {
     layout: opts.layout ?? 'ranges', version: packageVersion(), explorer: explorerDigest(), partitionBlocks: opts.dumpPartitionBlocks ?? PARTITION_BLOCKS,
-    budget: opts.hostBudget ?? DEFAULT_HOST_BUDGET,
+    budget: opts.hostBudget ?? DEFAULT_HOST_BUDGET, siteUrl: opts.siteUrl ?? null,
   });
 }
 

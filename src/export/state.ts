@@ -145,6 +145,8 @@ export interface ExporterInputs {
   partitionBlocks: number;
   /** The host budget, which decides the range files' prefix lengths. */
   budget: HostBudget;
+  /** --site-url, which the feeds' links name. */
+  siteUrl: string | null;
 }
 
 /**
