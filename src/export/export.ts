@@ -280,6 +280,7 @@ async function writeTree(run: ExportRun): Promise<QueryDocumentsResult> {
   const dirty = planned.value;
   await step('endpoints');
   const dumpOptions = {
+    siteUrl: run.siteUrl,
     finalUpTo: plan.finalUpTo,
     carryUpTo: plan.dumps.carryUpTo,
     everyChangeDirty: plan.previousPegs,
