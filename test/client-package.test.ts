@@ -20,7 +20,7 @@ import {
 const ROOT = join(import.meta.dirname, '..');
 const PACKAGE = join(ROOT, 'packages', 'client');
 /** The installed size a wallet pays. */
-const MAX_INSTALLED_BYTES = 50_000;
+const MAX_INSTALLED_BYTES = 53_000;
 
 interface PackEntry { unpackedSize: number; size: number; files: { path: string; size: number }[]; filename: string }
 

@@ -32,7 +32,7 @@ copyFileSync(join(root, 'src', 'documents.d.ts'), join(dist, 'documents.d.ts'));
 // keepNames: minified classes would otherwise be named by their minified
 // identifier, so an AmountTableError printed as `A [Error]` and its `name`
 // was 'Error'. The sourcemap names the source line of each stack frame
-// (`node --enable-source-maps`, a bundler's devtools) and must fit the 50 KB
+// (`node --enable-source-maps`, a bundler's devtools) and must fit the 53 KB
 // installed budget: esbuild's own map of this bundle is 26 KB without the
 // sources (the package does not ship src/), so it is cut to line granularity
 // (lineMap: 4 KB) and the declarations lose what no editor shows (tidyDeclarations).
