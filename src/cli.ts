@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { remoteText } from './chain/errors.js';
 import { envInteger, parseDuration, parseWholeNumber, resolveConfig, UsageError, type CommonOptions, type ResolvedConfig } from './config.js';
 import type { JobOptions } from './job.js';
@@ -30,6 +30,8 @@ const log = (line: string): void => { process.stderr.write(logLine(line)); };
 
 const MAX_HEIGHT = 2 ** 31 - 1;
 const MAX_SEED = 2 ** 32 - 1;
+/** Blocks a growing simulated chain gains per run, at most (job --grow). */
+const MAX_GROW_BLOCKS = 1_000;
 const MAX_PORT = 65_535;
 const DEFAULT_PORT = 8080;
 const MAX_KEEP = 1000;
@@ -42,12 +44,15 @@ const MAX_MIRROR_CONCURRENCY = 64;
 /** --every waits with setTimeout, which cannot wait longer than this. */
 const MAX_INTERVAL_MS = 2 ** 31 - 1;
 
-function withCommon(cmd: Command): Command {
-  return cmd
-    .addOption(new Option('--network <name>', 'mainnet, testnet, regtest or sim (default: sim without a node, mainnet with one)'))
-    .option('--db <file>', 'DuckDB file (default data/<network>.duckdb)')
-    .option('--out <dir>', 'published tree (default out/<network>)');
+/** --network, and --db and --out where the command reads or writes them. */
+function withCommon(cmd: Command, uses: { db: boolean; out: boolean } = { db: true, out: true }): Command {
+  cmd.addOption(new Option('--network <name>', 'mainnet, testnet, regtest or sim (default: sim without a node, mainnet with one)'));
+  if (uses.db) cmd.option('--db <file>', 'DuckDB file (default data/<network>.duckdb)');
+  if (uses.out) cmd.option('--out <dir>', 'published tree (default out/<network>)');
+  return cmd;
 }
+const NO_DB = { db: false, out: true };
+const NO_OUT = { db: true, out: false };
 
 function withNode(cmd: Command): Command {
   return cmd
@@ -83,7 +88,9 @@ function withRelease(cmd: Command): Command {
   return cmd
     .option('--keep <n>', 'complete releases to keep; once there are that many, the oldest is recycled into the next export', parseInteger('--keep', 1, MAX_KEEP), DEFAULT_KEEP_RELEASES)
     .addOption(new Option('--layout <layout>', 'ranges: trace/address/follow/block documents packed into range files (any static host; lookups through the range API or @pegscope/client); files: one file per query (an nginx mirror answering ?q= without Node; needs --host-budget none)').choices(LAYOUTS).default('ranges'))
-    .option('--host-budget <limits>', 'fail the export when the release breaks these limits: files=N,file=SIZE,total=SIZE, or none (default files=20000,file=25MiB,total=1GB: Cloudflare Pages, GitHub Pages)', parseBudget, DEFAULT_HOST_BUDGET)
+    // No default value here: commander would print it again, as JSON; releaseOptions applies it.
+    .option('--host-budget <limits>', 'fail the export when the release breaks these limits: files=N,file=SIZE,total=SIZE, or none (default files=20000,file=25MiB,total=1GB: Cloudflare Pages, GitHub Pages)', parseBudget)
+    .option('--site-url <url>', 'the public URL the release is served at (https://host/path/): the feeds\' links are absolute under it (docs/notifications.md)', valueParser(parseSiteUrl))
     .option('--sign-key <file>', 'sign each release with this minisign secret key (env PEGSCOPE_SIGN_KEY; `pegscope keygen` makes one; docs/verifying.md)')
     .option('--explorer-public-key <key>', 'the explorer page verifies the amount table and range files against this minisign public key (RW… or its file); repeat it or separate keys with commas (key rotation); default: the public half of --sign-key', collect, []);
 }
@@ -103,11 +110,30 @@ async function signKeyOf(flags: { signKey?: string }): Promise<SecretKey | undef
   }
 }
 
-interface ReleaseFlags { keep: number; layout: Layout; hostBudget: HostBudget; signKey?: string; explorerPublicKey: string[] }
+interface ReleaseFlags { keep: number; layout: Layout; hostBudget?: HostBudget; siteUrl?: string; signKey?: string; explorerPublicKey: string[] }
 interface MemoryFlags { memoryLimit?: number }
 
-async function releaseOptions(flags: ReleaseFlags): Promise<{ keep: number; layout: Layout; hostBudget: HostBudget; signKey?: SecretKey; explorerPublicKeys?: string[] }> {
-  return { keep: flags.keep, layout: flags.layout, hostBudget: flags.hostBudget, signKey: await signKeyOf(flags), explorerPublicKeys: await explorerKeysOf(flags) };
+/** --site-url: an http(s) URL without credentials, query or fragment, ending in '/'. */
+function parseSiteUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(`--site-url is not a URL: "${text}"; give the site's public address, e.g. https://pegscope.example/`);
+  }
+  if (!/^https?:$/.test(url.protocol) || url.username || url.password || url.search || url.hash) {
+    throw new Error(`--site-url must be an http:// or https:// URL without user, query or fragment, e.g. https://pegscope.example/; got "${text}"`);
+  }
+  return url.href.endsWith('/') ? url.href : `${url.href}/`;
+}
+
+async function releaseOptions(flags: ReleaseFlags): Promise<{
+  keep: number; layout: Layout; hostBudget: HostBudget; siteUrl?: string; signKey?: SecretKey; explorerPublicKeys?: string[];
+}> {
+  return {
+    keep: flags.keep, layout: flags.layout, hostBudget: flags.hostBudget ?? DEFAULT_HOST_BUDGET, siteUrl: flags.siteUrl,
+    signKey: await signKeyOf(flags), explorerPublicKeys: await explorerKeysOf(flags),
+  };
 }
 
 /** The keys of --explorer-public-key, checked before any work; undefined: the default (the public half of --sign-key). */
@@ -125,15 +151,32 @@ function parseBudget(text: string): HostBudget {
   try {
     return parseHostBudget(text);
   } catch (err) {
-    throw new UsageError(`--host-budget: ${(err as Error).message}; e.g. --host-budget files=100000,total=none or --host-budget none`);
+    throw new InvalidArgumentError(`--host-budget: ${(err as Error).message}; e.g. --host-budget files=100000,total=none or --host-budget none`);
   }
 }
 
 /** A repeatable option's values, in order. */
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
+/**
+ * An option's value parser whose refusal is a usage error in commander's
+ * two-line form (shortUsageErrors), naming the command: `check` throws the
+ * message (config.ts parseWholeNumber, parseDuration).
+ */
+function valueParser<T>(check: (text: string) => T): (text: string) => T {
+  return (text) => {
+    try {
+      return check(text);
+    } catch (err) {
+      throw new InvalidArgumentError((err as Error).message);
+    }
+  };
+}
+
+/** A duration flag (30s, 5m, 1h), checked when parsed and kept as given. */
+const durationFlag = (flag: string) => valueParser((text: string): string => { parseDuration(text, flag); return text; });
 
 function parseInteger(flag: string, min: number, max: number) {
-  return (value: string): number => parseWholeNumber(value, flag, min, max);
+  return valueParser((value: string): number => parseWholeNumber(value, flag, min, max));
 }
 
 /** --port, else PEGSCOPE_PORT, else 8080. */
@@ -150,17 +193,34 @@ function sourceOptions(flags: SourceFlags): SourceOptions {
  * (`existing`) refuse a missing file instead of creating an empty database
  * under a mistyped --db.
  */
-async function withDb<T>(config: ResolvedConfig, work: (db: Db) => Promise<T>, existing = false): Promise<T> {
+async function withDb<T>(config: ResolvedConfig, work: (db: Db) => Promise<T>, existing = false, waitForJob = false): Promise<T> {
   if (existing && config.dbPath !== ':memory:' && !existsSync(config.dbPath)) {
     throw new UsageError(`database ${config.dbPath} does not exist; run \`pegscope scan --network ${config.network.name}\` (or \`pegscope job\`) first, `
       + 'which creates it, or give --db the file scan wrote');
   }
   const { Db } = await import('./store/db.js');
-  const db = await Db.open(config.dbPath);
+  const db = waitForJob ? await openWhenFree(() => Db.open(config.dbPath)) : await Db.open(config.dbPath);
   try {
     return await work(db);
   } finally {
     db.close();
+  }
+}
+
+/** How long a watch command waits for a running job (`job --every`, `demo --live`) to let go of the database. */
+const WAIT_FOR_JOB_MS = 60_000;
+
+/** Opens the database, waiting while a job run holds it (its runs are short; the watchlist is edited between them). */
+async function openWhenFree(open: () => Promise<Db>): Promise<Db> {
+  const deadline = Date.now() + WAIT_FOR_JOB_MS;
+  for (let said = false; ; said = true) {
+    try {
+      return await open();
+    } catch (err) {
+      if (!/in use by another pegscope process/.test((err as Error).message) || Date.now() > deadline) throw err;
+      if (!said) log('the database is in use by a running job; waiting for its run to end');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
   }
 }
 
@@ -202,29 +262,31 @@ export function buildProgram(): Command {
     });
 
   withWebhooks(withMemory(withAnalysis(withRelease(withSource(withNode(withCommon(program.command('job').description('scan + analyze + export (+ notify the watchlist); --every repeats it'))))))))
-    .option('--every <duration>', 'repeat every duration (30s, 5m, 1h); one run at a time; with --config each run does every network in turn')
+    .option('--every <duration>', 'repeat every duration (30s, 5m, 1h); one run at a time; with --config each run does every network in turn', durationFlag('--every'))
     .option('--labels <files...>', 'label files to import before analysing, their format told by each file (docs/labels.md); a rejected row fails the run')
     .option('--skip-invalid-labels', 'import the valid labels of --labels even when some are rejected')
     .option('--labels-public', 'import the tags of TagPacks in --labels that do not set is_public (packs from a public source, such as graphsense-tagpacks)')
     .option('--config <file>', 'run every network of a config file in turn, one after the other (docs/deploy.md)')
-    .option('--json', 'print a summary of each published run as one line of JSON on standard output (release_id, as_of_height, files written, linked and changed, seconds); the log stays on standard error')
-    .action(async (flags: SourceFlags & JobOptions & ReleaseFlags & MemoryFlags & WebhookFlags & { every?: string; config?: string; horizon: number; json?: boolean }) => {
+    .addOption(new Option('--grow <blocks>', 'with --source sim: the simulated chain grows by this many blocks a run past its preset (pair with --every; give it a --db of its own: docs/notifications.md)')
+      .argParser(parseInteger('--grow', 1, MAX_GROW_BLOCKS)).conflicts('to'))
+    .option('--json', 'print a summary of each run as one line of JSON on standard output (published: false when nothing changed, release_id, as_of_height, files written, linked and changed, seconds); the log stays on standard error')
+    .action(async (flags: SourceFlags & JobOptions & ReleaseFlags & MemoryFlags & WebhookFlags & { every?: string; config?: string; horizon: number; json?: boolean; grow?: number }) => {
       const configs = flags.config ? loadConfigFile(flags.config).map((site) => site.config) : [resolveConfig(flags)];
-      const options: JobOptions = { ...sourceOptions(flags), to: flags.to, allowSyncing: flags.allowSyncing, horizon: flags.horizon, memoryLimitMb: flags.memoryLimit, ...await releaseOptions(flags), labels: flags.labels,
+      const options: JobOptions = { ...sourceOptions(flags), grow: flags.grow, to: flags.to, allowSyncing: flags.allowSyncing, horizon: flags.horizon, memoryLimitMb: flags.memoryLimit, ...await releaseOptions(flags), labels: flags.labels,
         skipInvalidLabels: flags.skipInvalidLabels, labelsPublic: flags.labelsPublic, allowPrivateWebhooks: allowPrivateWebhooks(flags), log, onSummary: flags.json ? printJson : undefined };
       const { runJobs, runJobsEvery } = await import('./job.js');
       await (flags.every ? runJobsEvery(configs, options, flags.every) : runJobs(configs, options));
     });
 
-  withCommon(program.command('serve').description('serve the published tree as the JSON API'))
+  withCommon(program.command('serve').description('serve the published tree as the JSON API'), NO_DB)
     .option('--port <n>', `port (env PEGSCOPE_PORT, default ${DEFAULT_PORT})`, parseInteger('--port', 0, MAX_PORT))
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .option('--rate-limit <n>', 'requests per minute per client IP (0 disables)', parseInteger('--rate-limit', 0, MAX_RATE_LIMIT), 60)
+    .option('--rate-limit <n>', 'API requests per minute per client IP (0 disables); the page and files by name are not counted', parseInteger('--rate-limit', 0, MAX_RATE_LIMIT), 60)
     .option('--keys <file>', 'API keys file with per-key limits (sent as X-API-Key)')
     .option('--trust-proxy', 'take the client IP from X-Forwarded-For (only behind your own proxy)')
     .option('--config <file>', 'serve several networks from one config file (docs/deploy.md)')
-    .option('--stale-after <duration>', 'health.ok turns false when the analysis is older than this', `${DEFAULT_STALE_AFTER_SECONDS}s`)
-    .option('--cache <duration>', 'how long caches may keep a response; match the job\'s --every', `${DEFAULT_CACHE_SECONDS}s`)
+    .option('--stale-after <duration>', 'health.ok turns false when the job\'s last check (or the analysis) is older than this', durationFlag('--stale-after'), `${DEFAULT_STALE_AFTER_SECONDS}s`)
+    .option('--cache <duration>', 'how long caches may keep a response; match the job\'s --every', durationFlag('--cache'), `${DEFAULT_CACHE_SECONDS}s`)
     .option('--workers <n>', `processes serving the port (default: one per CPU, here ${availableParallelism()}; 1 serves from this process)`, parseInteger('--workers', 1, MAX_WORKERS))
     .option('--answer-cache <MiB>', `finished answers each worker keeps in memory (default ${DEFAULT_CACHE_LIMITS.answers.maxBytes! / MIB})`, parseInteger('--answer-cache', 1, MAX_ANSWER_CACHE_MIB))
     .action(async (flags: CommonOptions & { port?: number; host: string; rateLimit: number; keys?: string; trustProxy?: boolean; config?: string; staleAfter: string; cache: string; workers?: number; answerCache?: number }) => {
@@ -242,7 +304,7 @@ export function buildProgram(): Command {
     });
 
   const labels = program.command('labels').description('address labels from label files and the public record (docs/labels.md)');
-  withCommon(labels.command('import').description('import labels: CSV (address,entity,category,confidence,source[,terms]), JSON ({"labels":[…]}), the OFAC SDN list (sdn.xml), GraphSense TagPacks (YAML files or a directory) or a mining-pool list (pools-v2.json shape); each source the files name replaces its earlier import'))
+  withCommon(labels.command('import').description('import labels: CSV (address,entity,category,confidence,source[,terms]), JSON ({"labels":[…]}), the OFAC SDN list (sdn.xml), GraphSense TagPacks (YAML files or a directory) or a mining-pool list (pools-v2.json shape); each source the files name replaces its earlier import'), NO_OUT)
     .argument('<files...>', 'label files, TagPack directories')
     .addOption(new Option('--format <format>', 'the files\' format (default: told by each file\'s extension, else its first bytes)').choices(LABEL_FORMATS))
     .option('--skip-invalid', 'import the valid labels even when some are rejected (by default a rejected row imports nothing)')
@@ -334,9 +396,11 @@ export function buildProgram(): Command {
   program.command('demo').description('run the job on the built-in demo chain, then serve it (what `npm start` does)')
     .option('--port <n>', `port (env PEGSCOPE_PORT, default ${DEFAULT_PORT})`, parseInteger('--port', 0, MAX_PORT))
     .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .action(async (flags: { port?: number; host: string }) => {
+    .option('--live', 'then grow the chain by a block every --block-every and run the job on each, webhooks to this machine allowed (its own data/sim-live.duckdb and out/sim-live; docs/notifications.md)')
+    .option('--block-every <duration>', 'with --live: how often a block arrives (5s, 1m)', durationFlag('--block-every'), '10s')
+    .action(async (flags: { port?: number; host: string; live?: boolean; blockEvery: string }) => {
       const { runDemo } = await import('./demo.js');
-      await runDemo({ host: flags.host, port: portOf(flags), log });
+      await runDemo({ host: flags.host, port: portOf(flags), log, live: flags.live ? { every: flags.blockEvery } : undefined });
     });
 
   shortUsageErrors(program);
@@ -351,7 +415,10 @@ export function buildProgram(): Command {
 function shortUsageErrors(cmd: Command, name = 'pegscope'): void {
   cmd.showHelpAfterError(`run \`${name} --help\` for usage`);
   // commander puts its "Did you mean" on a line of its own: it joins the first line here.
-  cmd.configureOutput({ outputError: (text, write) => write(`${name}: ${text.replace(/^error: /, '').replace(/\n\(Did you mean (.+)\?\)\n$/, ' (did you mean $1?)\n')}`) });
+  // A value parser's message names the flag and the value already: commander's "option … argument … is invalid." before it goes.
+  cmd.configureOutput({
+    outputError: (text, write) => write(`${name}: ${text.replace(/^error: /, '').replace(/^option '[^']+' argument '[^\n]*?' is invalid\. /, '').replace(/\n\(Did you mean (.+)\?\)\n$/, ' (did you mean $1?)\n')}`),
+  });
   for (const sub of cmd.commands) shortUsageErrors(sub, `${name} ${sub.name()}`);
 }
 
@@ -386,7 +453,7 @@ function addWatchCommands(program: Command): void {
   const print = (line: string) => { process.stdout.write(`${terminal(line)}\n`); };
   const watch = program.command('watch').description('a watchlist of addresses whose peg-ins, peg-outs, links and attribution are sent to signed webhooks (docs/notifications.md)');
 
-  withWebhooks(withCommon(watch.command('add').description('watch an address: prints the watch id and its whsec_ signing secret (shown only this once)')))
+  withWebhooks(withCommon(watch.command('add').description('watch an address: prints the watch id and its whsec_ signing secret (shown only this once)'), NO_OUT))
     .argument('<address>', 'the address to watch')
     .requiredOption('--webhook <url>', 'http(s) URL events are POSTed to')
     .option('--label <label>', 'a name events carry')
@@ -399,7 +466,7 @@ function addWatchCommands(program: Command): void {
       const [{ addWatch }, { sharedDatabaseFiles, withPrivateFiles }] = await Promise.all([import('./notify/watchlist.js'), import('./store/db.js')]);
       const added = await withPrivateFiles(() => withDb(config, (db) => addWatch(db, config.network, {
         address, url: flags.webhook, label: flags.label, minConfidence: flags.minConfidence, since: flags.since, secret, allowPrivate: allowPrivateWebhooks(flags),
-      }, Date.now()), true));
+      }, Date.now()), true, true));
       for (const { file, mode } of sharedDatabaseFiles(config.dbPath)) {
         log(`warning: ${file} (mode ${mode.toString(8).padStart(4, '0')}) can be read or changed by other users, and it holds every watch's webhook secret and URL; `
           + `run \`chmod 600 ${file}\` (docs/deploy.md "The database is private")`);
@@ -408,7 +475,7 @@ function addWatchCommands(program: Command): void {
       if (secret === undefined) print(`secret ${added.secret}`);
     });
 
-  withCommon(watch.command('list').description('the watches, with their deliveries pending, delivered and failed (never their secrets)'))
+  withCommon(watch.command('list').description('the watches, with their deliveries pending, delivered and failed (never their secrets)'), NO_OUT)
     .action(async (flags: CommonOptions) => {
       const config = resolveConfig(flags);
       const { listWatches } = await import('./notify/watchlist.js');
@@ -421,7 +488,7 @@ function addWatchCommands(program: Command): void {
       }
     });
 
-  withCommon(watch.command('remove').description('remove a watch by id, or every watch of an address, with its pending deliveries'))
+  withCommon(watch.command('remove').description('remove a watch by id, or every watch of an address, with its pending deliveries'), NO_OUT)
     .argument('<address-or-id>', 'a watch id (w_…) or a watched address')
     .action(async (what: string, flags: CommonOptions) => {
       const config = resolveConfig(flags);
@@ -431,7 +498,7 @@ function addWatchCommands(program: Command): void {
       print(`removed ${removed.join(', ')}`);
     });
 
-  withWebhooks(withCommon(watch.command('test').description('send a signed watch.test event to a watch\'s webhook now')))
+  withWebhooks(withCommon(watch.command('test').description('send a signed watch.test event to a watch\'s webhook now'), NO_OUT))
     .argument('<id>', 'the watch id')
     .action(async (id: string, flags: CommonOptions & WebhookFlags) => {
       const config = resolveConfig(flags);
@@ -447,7 +514,7 @@ function addWatchCommands(program: Command): void {
       }
     });
 
-  withWebhooks(withCommon(watch.command('deliver').description('attempt every due delivery of the outbox now (what the job does after it publishes)')))
+  withWebhooks(withCommon(watch.command('deliver').description('attempt every due delivery of the outbox now (what the job does after it publishes)'), NO_OUT))
     .action(async (flags: CommonOptions & WebhookFlags) => {
       const config = resolveConfig(flags);
       const [{ deliverDue, summaryLine, DELIVERY_BUDGET_MS }, { acquireJobLock }] = await Promise.all([import('./notify/deliver.js'), import('./lock.js')]);
@@ -462,6 +529,18 @@ function addWatchCommands(program: Command): void {
 }
 
 /** Maps errors to exit codes in one place: 2 usage, 1 any other failure. */
+/** The (sub)command `argv` names (`job`, `watch add`): its leading words that name commands. */
+function commandPath(argv: readonly string[]): string[] {
+  const path: string[] = [];
+  let cmd: Command | undefined = buildProgram();
+  for (const word of argv) {
+    cmd = cmd.commands.find((sub) => sub.name() === word);
+    if (!cmd) break;
+    path.push(word);
+  }
+  return path;
+}
+
 export async function main(argv: string[]): Promise<number> {
   try {
     await buildProgram().parseAsync(argv, { from: 'user' });
@@ -472,7 +551,8 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (err instanceof UsageError) {
-      process.stderr.write(`pegscope: ${terminal(err.message)}\n`);
+      const name = ['pegscope', ...commandPath(argv)].join(' ');
+      process.stderr.write(err.showUsage ? `${name}: ${terminal(err.message)}\nrun \`${name} --help\` for usage\n` : `pegscope: ${terminal(err.message)}\n`);
       return 2;
     }
     process.stderr.write(`pegscope: ${terminal(err instanceof Error ? err.message : String(err))}\n`);

@@ -1,8 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { networkParams, type NetworkParams } from './domain/network.js';
 
-/** A usage error: the CLI prints it and exits 2. */
-export class UsageError extends Error {}
+/**
+ * A usage error: the CLI prints it and exits 2, as two lines (what was
+ * wrong, and where the usage is) unless `showUsage` is false: an error the
+ * usage cannot help with, such as a port in use, is one line.
+ */
+export class UsageError extends Error {
+  constructor(message: string, readonly showUsage = true) {
+    super(message);
+  }
+}
 
 export interface RpcConfig {
   url: string;

@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseRange } from '@pegscope/client';
 import type { SimPresetName } from './chain/sim/index.js';
-import { resolveConfig } from './config.js';
-import { runJob } from './job.js';
+import { parseDuration, resolveConfig } from './config.js';
+import { runJob, runJobsEvery, type JobOptions } from './job.js';
 import { startServer, type RunningServer } from './serve/server.js';
 
 export interface DemoOptions {
@@ -17,7 +17,25 @@ export interface DemoOptions {
   preset?: SimPresetName;
   /** Where the URLs to try go (default standard output). */
   print?: (text: string) => void;
+  /**
+   * `demo --live`: after the first run the chain grows by a block every this
+   * long (a duration: 10s, 1m) and the job runs on each, delivering webhooks
+   * to loopback receivers too (docs/notifications.md "Watching the demo
+   * chain grow"). Its chain is not the fixed demo's: by default its own
+   * database and tree, data/sim-live.duckdb and out/sim-live.
+   */
+  live?: { every: string };
 }
+
+/** What startDemo runs: the router, and in live mode the job repeating until closed. */
+export interface RunningDemo extends RunningServer {
+  /** Settles when the live job has stopped (at once without --live). */
+  stopped: Promise<void>;
+}
+
+/** Where `demo --live` keeps its growing chain unless told otherwise. */
+export const LIVE_DB = 'data/sim-live.duckdb';
+export const LIVE_OUT = 'out/sim-live';
 
 /**
  * The job on the built-in demo chain and the router on its release, with URLs
@@ -27,14 +45,18 @@ export interface DemoOptions {
  * instead of after a whole job; until the job publishes it answers 503 (or
  * the previous run's release, which it serves while the job runs).
  */
-export async function startDemo(opts: DemoOptions): Promise<RunningServer> {
-  const config = resolveConfig({ network: 'sim', db: opts.db, out: opts.out });
+export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
+  // A bad --block-every fails before the router listens and the first job runs.
+  if (opts.live) parseDuration(opts.live.every, '--block-every');
+  const config = resolveConfig({ network: 'sim', db: opts.db ?? (opts.live ? LIVE_DB : undefined), out: opts.out ?? (opts.live ? LIVE_OUT : undefined) });
   const server = await startServer({
     sites: [{ network: 'sim', outDir: config.outDir }],
     host: opts.host, port: opts.port, rateLimit: 0, log: opts.log,
   });
+  // A live demo grows by one block a run; its watches may post to a receiver on this machine.
+  const job: JobOptions = { source: 'sim', preset: opts.preset ?? 'demo', seed: 1, log: opts.log, ...(opts.live ? { grow: 1, allowPrivateWebhooks: true } : {}) };
   try {
-    await runJob(config, { source: 'sim', preset: opts.preset ?? 'demo', seed: 1, log: opts.log });
+    await runJob(config, job);
   } catch (err) {
     await server.close();
     throw err;
@@ -52,10 +74,22 @@ export async function startDemo(opts: DemoOptions): Promise<RunningServer> {
     `  curl '${api}/links?min_confidence=0.9&limit=5'`,
     ...(traced ? [`  curl '${api}/trace?q=${traced}'`] : []),
     ...(followed ? [`  curl '${api}/follow?q=${followed}&depth=5'`] : []),
+    ...(opts.live ? [`The chain grows by a block every ${opts.live.every}; the job publishes each and sends the webhooks of ${config.dbPath}'s watches.`] : []),
     'Ctrl-C stops it.',
     '',
   ].join('\n'));
-  return server;
+  if (!opts.live) return { ...server, stopped: Promise.resolve() };
+  const stop = new AbortController();
+  const stopped = runJobsEvery([config], job, opts.live.every, stop.signal);
+  return {
+    ...server,
+    stopped,
+    close: async () => {
+      stop.abort();
+      await stopped.catch(() => undefined);
+      await server.close();
+    },
+  };
 }
 
 /** `npm start`: startDemo, serving until Ctrl-C. */

@@ -5,9 +5,10 @@ import { analyze } from './analysis/analyze.js';
 import { importLabels, importNotes, importSummary } from './analysis/labels.js';
 import { parseDuration, type ResolvedConfig } from './config.js';
 import { exportRelease } from './export/export.js';
+import { recordCheck } from './export/publish.js';
 import type { HostBudget, Layout } from './export/ranges.js';
 import { consoleProgress, type Progress } from './progress.js';
-import { openSource, simTruthDir, type SourceOptions } from './sources.js';
+import { growTarget, openSource, simTruthDir, type SourceOptions } from './sources.js';
 import { Db } from './store/db.js';
 import { scanChain } from './store/scan.js';
 import { DEFAULT_KEEP_RELEASES } from './domain/model.js';
@@ -32,6 +33,8 @@ export interface JobOptions extends SourceOptions {
   signKey?: SecretKey;
   /** The keys the explorer page verifies against (ExportOptions.explorerPublicKeys). */
   explorerPublicKeys?: readonly string[];
+  /** The site's public URL (ExportOptions.siteUrl). */
+  siteUrl?: string;
   labels?: string[];
   /** Import the valid labels even when some are rejected (ImportOptions.skipInvalid). */
   skipInvalidLabels?: boolean;
@@ -43,7 +46,7 @@ export interface JobOptions extends SourceOptions {
   delivery?: Omit<DeliveryOptions, 'allowPrivate' | 'log' | 'deadline'>;
   log: (line: string) => void;
   progress?: Progress;
-  /** Called with each published run's summary (`job --json` prints it). */
+  /** Called with each run's summary, published or not (`job --json` prints it). */
   onSummary?: (summary: JobSummary) => void;
 }
 
@@ -56,7 +59,8 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
     const source = openSource(config, opts);
     const db = await Db.open(config.dbPath);
     try {
-      const scan = await scanChain(db, source, { to: opts.to, allowSyncing: opts.allowSyncing, progress, log: opts.log });
+      const to = opts.grow !== undefined ? growTarget(Number(await db.getMeta('cursor_height') ?? -1), opts.preset ?? 'demo', opts.grow) : opts.to;
+      const scan = await scanChain(db, source, { to, allowSyncing: opts.allowSyncing, progress, log: opts.log });
       opts.log(`scan: ${scan.blocks} new blocks up to ${scan.toHeight} (${scan.pegins} peg-ins, ${scan.pegouts} peg-outs)`);
       const labelFiles = [...(opts.labels ?? [])];
       const simLabels = join(simTruthDir(config.dbPath), SIM_LABELS_FILE);
@@ -71,10 +75,13 @@ export async function runJob(config: ResolvedConfig, opts: JobOptions): Promise<
       const analysed = await analyze(db, { horizon: opts.horizon, memoryLimitMb: opts.memoryLimitMb, log: opts.log });
       const exported = await exportRelease(db, {
         outDir: config.outDir, keep: opts.keep ?? DEFAULT_KEEP_RELEASES, layout: opts.layout, hostBudget: opts.hostBudget, signKey: opts.signKey, explorerPublicKeys: opts.explorerPublicKeys, memoryLimitMb: opts.memoryLimitMb, progress, log: opts.log,
+        siteUrl: opts.siteUrl, onlyWhenChanged: true,
       });
+      // Health tells a quiet chain (checked, nothing new) from a stopped job (docs/api.md "health").
+      await recordCheck(config.outDir, { checked_at: Math.floor(Date.now() / 1000), release: exported.releaseId, as_of_height: analysed.asOfHeight });
       await notifyWatches(db, config, opts);
       const summary: JobSummary = {
-        command: 'job', network: config.network.name, release_id: exported.releaseId, as_of_height: analysed.asOfHeight,
+        command: 'job', network: config.network.name, published: exported.published, release_id: exported.releaseId, as_of_height: analysed.asOfHeight,
         scanned_to: scan.toHeight, new_blocks: scan.blocks, files: exported.files, written: exported.written, linked: exported.reused, kept: exported.kept,
         changes: exported.changes, seconds: secondsSince(started),
       };

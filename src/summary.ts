@@ -15,6 +15,8 @@ import type { ChangeCounts } from './export/changes.js';
 export interface JobSummary {
   command: 'job';
   network: string;
+  /** False when the chain, labels and analysis were the ones the current release shows: nothing was published, release_id is that release. */
+  published: boolean;
   release_id: string;
   as_of_height: number;
   /** The highest block scanned, and how many were new. */

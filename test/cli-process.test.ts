@@ -48,7 +48,7 @@ describe('pegscope job --json', () => {
     const release = realpathSync(join(outDir(), 'current'));
     const manifest = JSON.parse(readFileSync(join(release, 'manifest.json'), 'utf8'));
     expect(summary).toMatchObject({
-      command: 'job', network: 'sim', release_id: release.split('/').pop(), as_of_height: 1200, scanned_to: 1200,
+      command: 'job', network: 'sim', published: true, release_id: release.split('/').pop(), as_of_height: 1200, scanned_to: 1200,
       // The release's files: what manifest.json lists, and itself.
       files: Object.keys(manifest.files).length + 1, linked: 0, kept: 0,
       // Everything but itself and the manifest is new in a first release.
@@ -114,6 +114,11 @@ describe('a usage mistake', () => {
     [['job', '--jsn'], "pegscope job: unknown option '--jsn' (did you mean --json?)", 'run `pegscope job --help` for usage'],
     [['frobnicate'], "pegscope: unknown command 'frobnicate'", 'run `pegscope --help` for usage'],
     [['watch', 'add', 'x'], "pegscope watch add: required option '--webhook <url>' not specified", 'run `pegscope watch add --help` for usage'],
+    [['scan', '--to', 'x'], 'pegscope scan: --to must be a whole number from 0 to 2147483647, got "x"', 'run `pegscope scan --help` for usage'],
+    [['serve', '--port', '99999'], 'pegscope serve: --port must be a whole number from 0 to 65535, got "99999"', 'run `pegscope serve --help` for usage'],
+    [['job', '--every', '5x'], 'pegscope job: --every: "5x" is not a duration; use a number followed by s, m or h (e.g. 5m)', 'run `pegscope job --help` for usage'],
+    [['serve', '--db', 'x.duckdb'], "pegscope serve: unknown option '--db'", 'run `pegscope serve --help` for usage'],
+    [['labels', 'import', '--out', 'x', 'f.csv'], "pegscope labels import: unknown option '--out'", 'run `pegscope labels import --help` for usage'],
   ])('%j is two lines, what was wrong and where the usage is, exit 2', async (args, what, usage) => {
     const ran = await pegscope(args);
     expect(ran.code).toBe(2);
@@ -145,5 +150,14 @@ describe('a port in use', () => {
     const ran = await pegscope(['serve', '--network', 'sim', '--workers', '2'], { PEGSCOPE_PORT: String(port) });
     expect(ran.code).toBe(2);
     expect(ran.stderr).toBe(`pegscope: port ${port} on 127.0.0.1 is in use (EADDRINUSE): stop what listens there, or choose another port with --port N or PEGSCOPE_PORT=N\n`);
+  });
+});
+
+describe('pegscope export --help', () => {
+  it('prints the host budget\'s default once, in the flag\'s own words', async () => {
+    const ran = await pegscope(['export', '--help']);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout.replace(/\s+/g, ' ').match(/files=20000,file=25MiB,total=1GB/g)).toHaveLength(1);
+    expect(ran.stdout).not.toContain('maxFiles');
   });
 });

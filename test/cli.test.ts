@@ -62,11 +62,14 @@ describe('pegscope CLI', () => {
     [['analyze', '--memory-limit', '100'], '--memory-limit must be a whole number from 256 to 1048576, got "100"'],
     [['job', '--memory-limit', '2GB'], '--memory-limit must be a whole number from 256 to 1048576, got "2GB"'],
     [['job', '--every', '1000h', '--db', ':memory:'], '--every: duration "1000h" is too long; at most 596h'],
+    [['export', '--site-url', 'ftp://pegscope.example/'], '--site-url must be an http:// or https:// URL without user, query or fragment'],
     [['job', '--every', '5 minutes', '--db', ':memory:'], '--every: "5 minutes" is not a duration'],
   ])('a bad flag value is a usage error (exit 2) naming the flag: %j', async (args, message) => {
     const { code, stderr } = await run(args);
     expect(code).toBe(2);
-    expect(stderr).toContain(`pegscope: ${message}`);
+    // Two lines: what was wrong, and where the usage is.
+    expect(stderr).toContain(`pegscope ${args[0]}: ${message}`);
+    expect(stderr).toContain(`\nrun \`pegscope ${args[0]} --help\` for usage\n`);
     expect(stderr).not.toContain('secret');
     expect(stderr).not.toMatch(/RangeError|ERR_/);
   });
@@ -79,7 +82,8 @@ describe('pegscope CLI', () => {
     vi.stubEnv(name, value);
     const { code, stderr } = await run(args);
     expect(code).toBe(2);
-    expect(stderr).toContain(`pegscope: ${message}`);
+    expect(stderr).toContain(`pegscope ${args[0]}: ${message}`);
+    expect(stderr).toContain(`\nrun \`pegscope ${args[0]} --help\` for usage\n`);
   });
 
   it.each([
@@ -88,7 +92,8 @@ describe('pegscope CLI', () => {
     const db = join(mkdtempSync(join(tmpdir(), 'pegscope-cli-')), 'typo', 'sim.duckdb');
     const { code, stderr } = await run([...args, '--db', db]);
     expect(code).toBe(2);
-    expect(stderr).toContain(`pegscope: database ${db} does not exist; run \`pegscope scan --network sim\` (or \`pegscope job\`) first, which creates it, or give --db the file scan wrote`);
+    const name = ['pegscope', ...args.filter((word) => !word.includes('.'))].join(' ');
+    expect(stderr).toContain(`${name}: database ${db} does not exist; run \`pegscope scan --network sim\` (or \`pegscope job\`) first, which creates it, or give --db the file scan wrote`);
     expect(existsSync(db)).toBe(false);
   });
 });

@@ -174,3 +174,11 @@ describe('the code blocks of the docs', () => {
     expect([...applied].sort(), SUBSTITUTIONS.map((s) => `${s.doc}: ${s.from}`).join(', ')).toEqual(SUBSTITUTIONS.map((_s, i) => i));
   });
 });
+
+describe('docs/explorer.png, the README\'s picture of the page', () => {
+  it('shows the demo release of the current sources (regenerate it with npm run docs:explorer)', () => {
+    const shown = JSON.parse(readFileSync(join(REPO, 'docs', 'explorer.json'), 'utf8')) as { as_of_height: number; stats: Record<string, number> };
+    const demo = JSON.parse(readFileSync(join(release, 'api', 'stats.json'), 'utf8')) as { as_of_height: number; stats: Record<string, number> };
+    expect(shown).toEqual({ as_of_height: demo.as_of_height, stats: demo.stats });
+  });
+});

@@ -226,7 +226,7 @@ describe('a state that is not the current release\'s', () => {
       const next = await exportRelease(db, { outDir: site('out'), log: (line) => logs.push(line) });
       // Rendered anew, every document takes this analysis's stamp, as in an empty site.
       const fresh = await exportRelease(db, { outDir: site('fresh') });
-      expect(logs.find((line) => line.startsWith('rendering'))).toMatch(/^rendering (\d+) of \1 documents: every document$/);
+      expect(logs.find((line) => line.startsWith('rendering'))).toMatch(/^rendering (\d+) of \1 documents: every document \(no previous release to build on\)$/);
       expect(next.reused).toBe(0);
       // changes.json (and its line in the manifest) names the previous release.
       expectSameTree(next.dir, fresh.dir, ['changes.json', 'manifest.json']);

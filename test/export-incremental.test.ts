@@ -119,7 +119,7 @@ describe.each<Layout>(['ranges', 'files'])('incremental export (%s layout)', (la
   it('gives the full export\'s tree after scan, +1 block, +100 blocks and a labels import, rendering only pegs above the floor', async () => {
     await advance(2_400, now);
     const first = await exportBoth(db, layout, layout);
-    expect(first.floor).toMatch(/^rendering (\d+) of \1 documents: every document$/);
+    expect(first.floor).toMatch(/^rendering (\d+) of \1 documents: every document \(no previous release to build on\)$/);
 
     await advance(2_401, now + 150);
     const one = await exportBoth(db, layout, layout);
@@ -229,6 +229,28 @@ async function exportRecording(name: string, chain: 'orphan' | 'final', next: (d
     db.close();
   }
 }
+
+describe('incremental export on a chain shorter than two horizons (the demo\'s)', () => {
+  it('compares every peg with the previous release instead of rendering everything, and gives the full export\'s tree', async () => {
+    const db = await Db.open(':memory:');
+    const source = createSimSource({ preset: 'tiny', seed: 5, worker: false });
+    try {
+      // The default horizon: the chain is far shorter than two of them.
+      await scanChain(db, source, { to: 2_000 });
+      await analyze(db, { now: 1_800_000_000 });
+      await exportBoth(db, 'short', 'ranges');
+      await scanChain(db, source, { to: 2_060 });
+      await analyze(db, { now: 1_800_000_600 });
+      const grown = await exportBoth(db, 'short', 'ranges');
+      const match = /^rendering (\d+) of (\d+) documents: the documents of changed pegs above height 0 and of addresses whose attribution changed$/.exec(grown.floor);
+      expect(match, grown.floor).not.toBeNull();
+      expect(Number(match![1])).toBeLessThan(Number(match![2]));
+    } finally {
+      await source.close();
+      db.close();
+    }
+  }, 300_000);
+});
 
 describe('incremental export across a reorg', () => {
   it('gives the full export\'s tree after a reorg of 4 blocks replaced a peg-out (regtest recording)', async () => {

@@ -7,7 +7,7 @@ import type { SimSource } from '../src/chain/sim/index.js';
 import type { Progress } from '../src/progress.js';
 import { exportRelease, type ExportResult } from '../src/export/export.js';
 import { NO_HOST_BUDGET } from '../src/export/ranges.js';
-import { analysedDb } from './helpers/export-pipeline.js';
+import { analysedDb, scanAndAnalyze } from './helpers/export-pipeline.js';
 
 const NOW = 1_800_000_000;
 let work: string;
@@ -52,7 +52,7 @@ const documentFiles = (lines: string[]): { written: number; carried: number } =>
 describe('the export log', () => {
   it('says every document is rendered only when no file is carried over, and counts the document files written and carried', async () => {
     const first = await logged('models');
-    expect(first.lines.find((l) => l.startsWith('rendering'))).toMatch(/^rendering (\d+) of \1 documents: every document$/);
+    expect(first.lines.find((l) => l.startsWith('rendering'))).toMatch(/^rendering (\d+) of \1 documents: every document \(no previous release to build on\)$/);
     expect(documentFiles(first.lines)).toEqual({ written: expect.any(Number), carried: 0 });
 
     // The previous release made by another model: every document is rendered to compare, but the unchanged ones' files are linked.
@@ -61,8 +61,8 @@ describe('the export log', () => {
     const second = await logged('models');
     expect(second.result.reused).toBeGreaterThan(0);
     const rendering = second.lines.find((l) => l.startsWith('rendering'))!;
-    expect(rendering).not.toMatch(/: every document$/);
-    expect(rendering).toMatch(/^rendering (\d+) of \1 documents to compare with the previous release \(made by another model, .*\): .*linked, not written$/);
+    expect(rendering).not.toMatch(/: every document/);
+    expect(rendering).toMatch(/^rendering (\d+) of \1 documents to compare with the previous release \(the previous release was made by another model\): .*linked, not written$/);
     const files = documentFiles(second.lines);
     expect(files.carried).toBeGreaterThan(0);
     // Every document file of the first release is in the second: written again or carried over.
@@ -77,5 +77,20 @@ describe('the export log', () => {
     for (const bar of rangeBars) expect(bar.counts.at(-1) ?? 0, bar.label).toBe(bar.total);
     // Range files are the document files of this layout: the bars add up to those written.
     expect(rangeBars.reduce((sum, b) => sum + b.total, 0)).toBe(documentFiles(lines).written);
+  }, 300_000);
+
+  it('on a chain shorter than two horizons, renders only what changed: nothing for the same analysis, the changed pegs after new blocks', async () => {
+    const first = await logged('short');
+    const keys = Number(/^rendering (\d+) of \1 documents/.exec(first.lines.find((l) => l.startsWith('rendering'))!)?.[1]);
+    expect(keys).toBeGreaterThan(0);
+    const again = await logged('short');
+    expect(again.lines.find((l) => l.startsWith('rendering'))).toBe(`rendering 0 of ${keys} documents: the analysis is the one the previous release shows, so no peg or address changed`);
+    await scanAndAnalyze(db, source, 2_150, NOW + 600);
+    const grown = await logged('short');
+    const rendering = grown.lines.find((l) => l.startsWith('rendering'))!;
+    const match = /^rendering (\d+) of (\d+) documents: the documents of changed pegs above height 0 and of addresses whose attribution changed$/.exec(rendering);
+    expect(match, rendering).not.toBeNull();
+    expect(Number(match![1])).toBeGreaterThan(0);
+    expect(Number(match![1])).toBeLessThan(Number(match![2]) / 2);
   }, 300_000);
 });

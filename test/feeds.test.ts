@@ -7,7 +7,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../src/analysis/analyze.js';
 import { exportRelease } from '../src/export/export.js';
-import { atomFeed, feedsOf } from '../src/export/feeds.js';
+import { atomFeed, feedLinks, feedsOf, jsonFeed } from '../src/export/feeds.js';
 import { withDocumentConnection } from '../src/export/workspace.js';
 import { NO_HOST_BUDGET } from '../src/export/ranges.js';
 import { startServer, type RunningServer } from '../src/serve/server.js';
@@ -102,7 +102,7 @@ describe('feeds in every release', () => {
     expect(atomFile.text).toBe(readFileSync(join(after.dir, 'feeds', 'risk.atom'), 'utf8'));
     const jsonFile = await get(server.url, '/feeds/links.json');
     expect(jsonFile.status).toBe(200);
-    expect(jsonFile.headers['content-type']).toMatch(/^application\/json/);
+    expect(jsonFile.headers['content-type']).toBe('application/feed+json; charset=utf-8');
     expect((await get(server.url, '/feeds/other.json')).status).toBe(404);
     const headers = readFileSync(join(after.dir, '_headers'), 'utf8');
     expect(headers).toContain('/*.atom\n  Content-Type: application/atom+xml; charset=utf-8');
@@ -110,6 +110,7 @@ describe('feeds in every release', () => {
     const nginx = readFileSync(join(after.dir, 'nginx.conf'), 'utf8');
     expect(nginx).toContain('application/atom+xml atom;');
     expect(nginx).toContain('location ~ "^/feeds/(?:links|risk)\\.(?:atom|json)$" {');
+    expect(nginx).toContain('application/feed+json json;');
     const manifest = readFileSync(join(after.dir, 'manifest.json'), 'utf8');
     for (const name of ['links.atom', 'links.json', 'risk.atom', 'risk.json']) expect(manifest).toContain(`"feeds/${name}"`);
   });
@@ -132,5 +133,27 @@ describe('feeds in every release', () => {
         await conn.exec('ROLLBACK');
       }
     });
+  });
+
+  it('with --site-url, both feeds\' links are absolute under it, feed_url and home_page_url included', async () => {
+    const siteUrl = 'https://pegscope.example/mirror/';
+    const height = Number((await db.one<{ value: string }>("SELECT value FROM a_meta WHERE key = 'as_of_height'"))!.value);
+    const stamp = { as_of_height: height, updated_at: 1_700_000_100, network: 'regtest' as const };
+    const feeds = await withDocumentConnection(db, (conn) => feedsOf(conn, stamp, feedLinks(siteUrl)));
+    const links = feeds.find((f) => f.json === 'links.json')!;
+    const json = JSON.parse(jsonFeed(links)) as { feed_url: string; home_page_url: string; items: { url: string; external_url: string }[] };
+    expect(validJsonFeed(json), JSON.stringify(validJsonFeed.errors)).toBe(true);
+    expect(json.feed_url).toBe('https://pegscope.example/mirror/feeds/links.json');
+    expect(json.home_page_url).toBe('https://pegscope.example/mirror/');
+    expect(json.items.length).toBeGreaterThan(0);
+    for (const item of json.items) {
+      expect(item.url).toMatch(/^https:\/\/pegscope\.example\/mirror\/index\.html#\/block\/\d+$/);
+      expect(item.external_url).toMatch(/^https:\/\/pegscope\.example\/mirror\/api\/trace\?q=[0-9a-f]{64}$/);
+    }
+    const parsed = atom.parse(atomFeed(links), true);
+    expect(parsed.feed.link.map((l: { href: string }) => l.href)).toEqual([
+      'https://pegscope.example/mirror/feeds/links.atom', 'https://pegscope.example/mirror/feeds/links.json', 'https://pegscope.example/mirror/',
+    ]);
+    for (const entry of parsed.feed.entry as AtomEntry[]) for (const link of entry.link) expect(link.href).toMatch(/^https:\/\/pegscope\.example\/mirror\//);
   });
 });

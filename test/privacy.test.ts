@@ -71,7 +71,9 @@ describe('privacyOf', () => {
     expect(p.window_set).toBe(0);
     expect(p.suggested_amount).toBe(1.4);
     expect(p.suggested_amount_set).toBe(11);
-    expect(p.advice).toContain('only 1 peg-in near this amount');
+    // The window holds no other peg-in: the 1 of the set is the wallet's own.
+    expect(p.advice).toContain('Easy to single out: no other peg-in near this amount');
+    expect(p.advice).not.toContain('only 1 peg-in');
     expect(p.advice).toContain('1.4 would blend in better: 11 peg-ins within 0.002 of it, yours included (score 45).');
     expect(p.advice).not.toMatch(/1\.50958947|\(s\)|1 times/);
   });

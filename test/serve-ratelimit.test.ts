@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clientIp, clientKey, hashKey, loadKeys, SlidingWindowLimiter } from '../src/serve/ratelimit.js';
 import { startServer } from '../src/serve/server.js';
+import { isRateLimited } from '../src/serve/route.js';
 import { buildHandTree } from './helpers/release-tree.js';
 
 describe('sliding window', () => {
@@ -152,6 +153,23 @@ describe('keys file', () => {
       expect(() => loadKeys(join(dir, 'missing.json'))).toThrow(/cannot read keys file/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('what the rate limit counts (docs/api.md "Rate limits")', () => {
+  it('every API endpoint form, and anything with a query string', () => {
+    for (const target of ['/api', '/api/', '/api.php', '/api?endpoint=stats', '/api.php?endpoint=stats', '/api/stats', '/api/health', '/api/amounts', '/api/ranges',
+      '/api/trace?q=abc', '/api/trace/rltc1abc', '/api/trace/rltc1abc.json', '/api/trace/rltc1abc.csv', '/api/range/trace/ab', '/api/stats.json?x=1']) {
+      expect(isRateLimited(target), target).toBe(true);
+    }
+  });
+
+  it('not the page, its assets, nor release files by their file path', () => {
+    for (const target of ['/', '/index.html', '/assets/main-ABC123.js', '/api/stats.json', '/api/amounts.json', '/api/ranges.json', '/api/openapi.json',
+      '/api/range/trace/ab.json', '/api/range/trace/ab.json.gz', '/api/series/daily.json', '/feeds/links.json', '/feeds/links.atom', '/manifest.json',
+      '/dumps/pegins/pegins-00000000-00009999.parquet']) {
+      expect(isRateLimited(target), target).toBe(false);
     }
   });
 });

@@ -32,6 +32,12 @@ export const CONTENT_TYPES = {
   ...EXPLORER_TYPES,
 } as const;
 
+/** JSON Feed's own type (jsonfeed.org), for feeds/*.json: a reader that sniffs the type knows the file for a feed. */
+export const FEED_JSON_TYPE = 'application/feed+json; charset=utf-8';
+const FEED_JSON_PATH = /^feeds\/[^/]+\.json$/;
+/** Whether a release file is a JSON Feed (served as FEED_JSON_TYPE). */
+export const isJsonFeed = (rel: string): boolean => FEED_JSON_PATH.test(rel);
+
 /** The error body of every refusal (docs/api.md "Errors"): `{error, version}`, and for health's 503 `health: {ok: false}`. */
 export function errorBody(message: string, extra: object = {}): string {
   return JSON.stringify({ error: message, version: API_VERSION, ...extra });
@@ -89,6 +95,7 @@ export const RELEASE_FILE_RULES: readonly ReleaseFileRule[] = [
   { paths: '`dumps/<name>/<name>-<from>-<to>.{parquet,csv.gz}`, `dumps/<name>.{parquet,csv.gz}`', pattern: /^dumps\/(?:[a-z_]+|([a-z_]+)\/\1-\d{8}-\d{8})\.(?:parquet|csv\.gz)$/, served: true, what: 'bulk data, partitioned by height where a table has heights (docs/dumps.md)' },
   { paths: '`dumps/views.sql`', pattern: /^dumps\/views\.sql$/, served: true, what: 'DuckDB views over the Parquet dumps, with TIMESTAMP columns, run from the release root (docs/dumps.md)' },
   { paths: '`api/signed.json`, `api/signed.json.minisig`, `api/signed/<kind>/<shard>.json`', pattern: /^api\/(?:signed\.json(?:\.minisig)?|signed\/[a-z]+\/[0-9a-f]+\.json)$/, served: true, what: 'the wallet\'s signed index: the sha256 of the amount table, of api/ranges.json and of each shard, which lists the sha256 of its range files; its signature when the release is signed (docs/verifying.md)' },
+  { paths: '`dumps/views-http.sql`', pattern: /^dumps\/views-http\.sql$/, served: true, what: 'with --site-url: the same views over the site\'s URLs, each Parquet file listed, for DuckDB over HTTP (docs/dumps.md)' },
   { paths: '`changes.json`', pattern: /^changes\.json$/, served: true, what: 'the files added, changed and removed since the previous release, with size and sha256 (below)' },
   { paths: '`manifest.json`', pattern: /^manifest\.json$/, served: true, what: 'every file with size and sha256, one per line in path order (schemas/manifest.json)' },
   { paths: '`manifest.json.minisig`', pattern: /^manifest\.json\.minisig$/, served: true, what: 'the signature of manifest.json when the release is signed, in minisign\'s format (docs/verifying.md); not listed in the manifest it signs' },

@@ -148,7 +148,7 @@ types {
 }
 default_type application/octet-stream;
 charset utf-8;
-charset_types application/json text/csv application/atom+xml application/sql text/css text/javascript text/plain;
+charset_types application/json application/feed+json text/csv application/atom+xml application/sql text/css text/javascript text/plain;
 # A request for X gets X.gz when the client takes gzip; Vary tells caches so.
 gzip_static on;
 gzip_vary on;
@@ -228,6 +228,11 @@ location /dumps/ {
 }
 
 location ~ "^/feeds/(?:links|risk)\\.(?:atom|json)(?:\\.(?:gz|br))?$" {
+    # JSON Feed's own type for the .json feeds (the router's too).
+    types {
+        application/atom+xml atom;
+        application/feed+json json;
+    }
     try_files $uri =404;
 }
 

@@ -2,7 +2,7 @@ import { sqlString, type Db, type DbConnection } from '../store/db.js';
 import { FORMULA_START } from '../api/csv.js';
 import type { FileEntry, ReleaseWriter } from './writer.js';
 import { ANALYSED, exportSql } from './sql.js';
-import { DUMP_VIEWS_PATH, dumpViewsSql, type DumpView } from './dump-views.js';
+import { DUMP_VIEWS_HTTP_PATH, DUMP_VIEWS_PATH, dumpViewsHttpSql, dumpViewsSql, type DumpView } from './dump-views.js';
 
 /**
  * Bulk dumps (docs/static-hosting.md, every column in docs/dumps.md): the published
@@ -180,16 +180,18 @@ function previousDumpFiles(writer: ReleaseWriter, parquet: string): FileEntry[] 
 }
 
 /** Each dump's view: its glob and the columns of its query (DESCRIBE plans it, reading no rows). */
-async function dumpViewsOf(conn: DbConnection): Promise<DumpView[]> {
+async function dumpViewsOf(conn: DbConnection, files: Map<string, string[]>): Promise<DumpView[]> {
   const views: DumpView[] = [];
   for (const dump of DUMPS) {
     const columns = await conn.all<{ column_name: string }>(`DESCRIBE ${exportSql(`dump-${dump.name}`)}`);
-    views.push({ name: dump.name, glob: dumpGlob(dump, 'parquet'), columns: columns.map((c) => c.column_name) });
+    views.push({ name: dump.name, glob: dumpGlob(dump, 'parquet'), columns: columns.map((c) => c.column_name), files: files.get(dump.name) ?? [] });
   }
   return views;
 }
 
 export interface DumpOptions {
+  /** --site-url: dumps/views-http.sql reads the dumps at it (null: not written). */
+  siteUrl: string | null;
   /** Partitions ending at or below this height are final (the analysed height minus two horizons); -1: none. */
   finalUpTo: number;
   /**
@@ -245,6 +247,8 @@ export interface PartitionDigest {
 export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOptions): Promise<PartitionDigest[]> {
   const conn = await db.connect();
   const digests: PartitionDigest[] = [];
+  /** Each dump's Parquet files in this release, written or carried over (the HTTP views list them). */
+  const parquetFiles = new Map<string, string[]>();
   // One CSV at a time is gzipped while DuckDB writes the next file.
   let gzipping: Promise<void> = Promise.resolve();
   const copy = async (query: string, path: string, metadata: string, dump: Dump): Promise<void> => {
@@ -267,6 +271,7 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
         // A table without heights is compared by its rows: unchanged, it is the previous release's, under the analysis that last changed it.
         const query = exportSql(`dump-${dump.name}`);
         const q = `dumps/${dump.name}.parquet`;
+        parquetFiles.set(dump.name, [q]);
         const { h } = (await conn.one<{ h: string }>(tableDigest(query)))!;
         const previous = opts.previousDigests.get(q);
         digests.push({ q, h });
@@ -279,6 +284,7 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
       const size = partitionBlocksOf(dump, opts.partitionBlocks);
       const partitions = partitionsOf(bounds.first, bounds.top, opts.finalUpTo, size);
       const ofDump = dump.dirtyBy === 'rows' ? partitions.map((p) => ({ ...p, final: false })) : partitions;
+      parquetFiles.set(dump.name, ofDump.map((p) => partitionPath(dump.name, p, 'parquet')));
       const previousFiles = (p: Partition): FileEntry[] | null => previousDumpFiles(writer, partitionPath(dump.name, p, 'parquet'));
       /** A partition below the tip whose rows cannot have changed: the previous release's files. */
       const unchangedBelowTip = (p: Partition): FileEntry[] | null => {
@@ -340,7 +346,9 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
       }
     }
     await conn.exec('DROP TABLE IF EXISTS x_dump');
-    await writer.put(DUMP_VIEWS_PATH, dumpViewsSql(await dumpViewsOf(conn)));
+    const views = await dumpViewsOf(conn, parquetFiles);
+    await writer.put(DUMP_VIEWS_PATH, dumpViewsSql(views));
+    if (opts.siteUrl) await writer.put(DUMP_VIEWS_HTTP_PATH, dumpViewsHttpSql(views, opts.siteUrl));
     await gzipping;
     return digests;
   } finally {

@@ -34,7 +34,7 @@ const TOP_AMOUNTS = exportSql('amounts');
  * Writes the endpoints' documents, querying on a new connection of `db`
  * (closed on return). Their files are compressed while the next queries run.
  */
-export async function writeEndpointDocuments(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp): Promise<void> {
+export async function writeEndpointDocuments(db: Db, writer: ReleaseWriter, stamp: AnalysisStamp, siteUrl: string | null = null): Promise<void> {
   const files: Promise<unknown>[] = [];
   const put: PutText = (path, text) => {
     const file = writer.put(path, text);
@@ -47,7 +47,7 @@ export async function writeEndpointDocuments(db: Db, writer: ReleaseWriter, stam
     try {
       await writeDocuments(conn, writer, stamp, put);
       await writeSeries(conn, stamp, put);
-      await writeFeeds(conn, stamp, put);
+      await writeFeeds(conn, stamp, put, siteUrl);
     } finally {
       await Promise.allSettled(files);
     }

@@ -4,6 +4,7 @@
  * (scripts/build-web.ts), copied into the release root, plus the lines the
  * host configs need to serve them with the page's headers.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +39,12 @@ function withPublicKeys(html: Buffer, publicKeys: readonly string[]): Buffer {
   if (publicKeys.length === 0) return html;
   const meta = `<meta name="${EXPLORER_PUBLIC_KEYS_META}" content="${publicKeys.map((key) => parsePublicKey(key).line).join(' ')}">\n`;
   return Buffer.from(html.toString('utf8').replace('</head>', `${meta}</head>`));
+}
+
+/** sha256 of the built page's index.html, which names every content-hashed asset; null when the page is not built. */
+export function explorerDigest(dir = EXPLORER_BUILD_DIR): string | null {
+  const index = join(dir, EXPLORER_INDEX);
+  return existsSync(index) ? createHash('sha256').update(readFileSync(index)).digest('hex') : null;
 }
 
 export const EXPLORER_MISSING = `the explorer page is not built (${EXPLORER_BUILD_DIR}${EXPLORER_INDEX} is missing), so this release has none; run \`npm run build\``;

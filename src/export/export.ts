@@ -12,7 +12,9 @@ import * as trace from '../api/trace.js';
 import { toJson as json } from '../api/json.js';
 import { redirectsFile, headersFile, nginxSnippet } from './configs.js';
 import { PARTITION_BLOCKS, writeDumps } from './dumps.js';
-import { EXPLORER_MISSING, writeExplorer } from './explorer.js';
+import { EXPLORER_MISSING, explorerDigest, writeExplorer } from './explorer.js';
+import { exportSql } from './sql.js';
+import { packageVersion } from '../version.js';
 import { writeEndpointDocuments } from './endpoints.js';
 import { writeManifest } from './manifest.js';
 import { signReleaseFile, type ReleaseSigner } from './sign.js';
@@ -25,7 +27,7 @@ import { budgetProblems, chooseRangeLayout, DEFAULT_HOST_BUDGET, formatBytes, ty
 import { PreviousRanges, rangeBatches, rangeLayout, rangesLine, writeRangeFiles } from './range-writer.js';
 import {
   checkpointHeights, completeStateDir, DOCS_DB, FILES_INDEX, LEGACY_ATTRIBUTION_INDEX, LEGACY_DOCS_INDEX, LEGACY_PEGS_INDEX, modelFingerprint, releaseState, RENDER_ALL_HINT,
-  STATE_DIR, STATE_FILE, type ExportBasis, type ReleaseState,
+  sourceDigest, STATE_DIR, STATE_FILE, type ExportBasis, type ReleaseState,
 } from './state.js';
 import { EVERY_KEY, ReleaseWriter, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
 import { planExport, rendersAllButCarries, stateFile, type ExportPlan, type PreviousRelease } from './plan.js';
@@ -75,12 +77,22 @@ export interface ExportOptions {
    * describing it, old releases not yet pruned).
    */
   onStep?: (step: string) => Promise<void> | void;
+  /**
+   * Publish nothing when the release would be the current one but for its
+   * stamps: same chain, labels, analysis and exporter (state.ts
+   * sourceDigest). The job sets it; `export` publishes every time.
+   */
+  onlyWhenChanged?: boolean;
+  /** The site's public URL, ending in '/' (--site-url): the feeds' links are absolute under it (docs/notifications.md "Feeds"); relative without. */
+  siteUrl?: string;
 }
 
 /** The onStep hook, always callable. */
 type Step = (step: string) => Promise<void>;
 
 export interface ExportResult {
+  /** False when nothing changed (onlyWhenChanged): the release is the current one, and the counts are 0. */
+  published: boolean;
   releaseId: string;
   dir: string;
   /** The release's state directory (out/<network>/state/<id>): not part of the release. */
@@ -114,6 +126,7 @@ interface ExportRun {
   log: (line: string) => void;
   progress: Progress;
   step: Step;
+  siteUrl: string | null;
 }
 
 async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> {
@@ -127,6 +140,11 @@ async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> 
   const incremental = opts.incremental ?? true;
   // Unchanged documents keep their stamp either way; only with `incremental` are their files carried over.
   const currentState = current ? await releaseState(opts.outDir, current) : null;
+  const source = await sourceOf(db, opts);
+  if (opts.onlyWhenChanged && current && source !== null && currentState?.state?.source_digest === source) {
+    log(`up to date: release ${basename(current)} (height ${currentState.state.as_of_height})`);
+    return upToDate(opts.outDir, current);
+  }
   const started = await startRelease(opts.outDir, id, incremental ? keep : undefined);
   const { recycled } = started;
   log(`export ${stamp.network} at height ${stamp.as_of_height} into release ${id}${recycled ? ` (recycling release ${recycled}, which pruning would remove)` : ''}${currentState && incremental ? ' (reusing unchanged files of the current release)' : ''}`);
@@ -135,7 +153,7 @@ async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> 
   try {
     const indexed = await indexDescribesCurrent(workspace, join(opts.outDir, STATE_DIR, DOCS_DB), current, currentState, log);
     const previous: PreviousRelease | null = current && currentState ? { dir: current, stateDir: currentState.dir, state: currentState.state } : null;
-    const basis = exportBasis(meta, stamp, opts.layout ?? 'ranges');
+    const basis = exportBasis(meta, stamp, opts.layout ?? 'ranges', source);
     // Today's hashes at this release's checkpoints and at the previous release's, to tell whether that chain is still this one.
     const heights = [...checkpointHeights(stamp.as_of_height), ...(previous?.state?.checkpoints.map(([height]) => height) ?? [])];
     const plan = planExport({
@@ -145,8 +163,8 @@ async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> 
     });
     const step: Step = async (name) => { await opts.onStep?.(name); };
     const signer: ReleaseSigner | null = opts.signKey ? { key: opts.signKey, releaseId: id, now: Date.now } : null;
-    const explorerKeys = opts.explorerPublicKeys ?? (opts.signKey ? [publicKeyFile(opts.signKey)] : []);
-    const built = await buildRelease(db, { plan, workspace, log, progress: opts.progress ?? silentProgress, step }, { ...started, outDir: opts.outDir, id, current, signer, explorerKeys });
+    const explorerKeys = explorerKeysOf(opts);
+    const built = await buildRelease(db, { plan, workspace, log, progress: opts.progress ?? silentProgress, step, siteUrl: opts.siteUrl ?? null }, { ...started, outDir: opts.outDir, id, current, signer, explorerKeys });
 
     const dir = await publishRelease(opts.outDir, started, id);
     await step('published');
@@ -154,7 +172,7 @@ async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> 
     const pruned = await pruneReleases(opts.outDir, keep);
     // The manifest counts as one more written file.
     const { files, written, reused, kept, bytes } = built.counts;
-    const result = { releaseId: id, dir, stateDir: join(opts.outDir, STATE_DIR, id), files: files + 1, written: written + 1, reused, kept, bytes, changes: built.changes };
+    const result = { published: true, releaseId: id, dir, stateDir: join(opts.outDir, STATE_DIR, id), files: files + 1, written: written + 1, reused, kept, bytes, changes: built.changes };
     log(`published ${id}: ${result.files} files, ${result.written} written, ${reused} linked to the previous release, ${kept} kept in place, ${(result.bytes / 1e6).toFixed(1)} MB written${pruned.length ? `; pruned ${pruned.join(', ')}` : ''}`);
     return result;
   } finally {
@@ -269,10 +287,10 @@ async function indexDescribesCurrent(workspace: ExportWorkspace, path: string, c
  */
 export function renderingLine(plan: ExportPlan, counts: { dirty: number; keys: number; analysisIndexed: boolean }): string {
   if (rendersAllButCarries(plan)) {
-    return `rendering ${counts.dirty} of ${counts.keys} documents to compare with the previous release (made by another model, layout, horizon or tolerance, `
-      + 'or on a chain reorganised below its checkpoints): the files of those whose bytes are unchanged are linked, not written';
+    return `rendering ${counts.dirty} of ${counts.keys} documents to compare with the previous release (${plan.renderAllReason}): `
+      + 'the files of those whose bytes are unchanged are linked, not written';
   }
-  const which = plan.floor < 0 ? 'every document'
+  const which = plan.floor < 0 ? `every document (${plan.renderAllReason})`
     : counts.analysisIndexed ? 'the analysis is the one the previous release shows, so no peg or address changed'
       : `the documents of ${plan.previousPegs ? 'changed pegs' : 'every peg'} above height ${plan.floor} and of addresses whose attribution changed`;
   return `rendering ${counts.dirty} of ${counts.keys} documents: ${which}`;
@@ -287,12 +305,13 @@ async function writeTree(run: ExportRun): Promise<QueryDocumentsResult> {
   const { plan, workspace, writer, step } = run;
   const stamp = plan.stamp;
   // Both run to the end even when one fails, so nothing writes into the release after it is removed.
-  const [planned, endpoints] = await Promise.allSettled([planDocuments(run), writeEndpointDocuments(workspace.db, writer, stamp)]);
+  const [planned, endpoints] = await Promise.allSettled([planDocuments(run), writeEndpointDocuments(workspace.db, writer, stamp, run.siteUrl)]);
   if (planned.status === 'rejected') throw planned.reason;
   if (endpoints.status === 'rejected') throw endpoints.reason;
   const dirty = planned.value;
   await step('endpoints');
   const dumpOptions = {
+    siteUrl: run.siteUrl,
     finalUpTo: plan.finalUpTo,
     carryUpTo: plan.dumps.carryUpTo,
     everyChangeDirty: plan.previousPegs,
@@ -337,10 +356,37 @@ function checkHostBudget(size: ReleaseSize, plan: ExportPlan): void {
   throw new Error(`the release breaks the host budget: ${problems.join('; ')} (${size.files} files, ${formatBytes(size.totalBytes)}); ${hint}`);
 }
 
-/** What this export is made from: the model, the layout, the analysis and its horizon and tolerance (a_meta). */
-function exportBasis(meta: Map<string, string>, stamp: AnalysisStamp, layout: Layout): ExportBasis {
+/** What this export is made from: the model, the layout, the analysis and its horizon and tolerance (a_meta), and the digest of all of it with the labels. */
+function exportBasis(meta: Map<string, string>, stamp: AnalysisStamp, layout: Layout, source: string | null): ExportBasis {
   const number = (key: string): number | null => (meta.has(key) && /^\d+$/.test(meta.get(key)!) ? Number(meta.get(key)) : null);
-  return { model: modelFingerprint(), layout, as_of_height: stamp.as_of_height, horizon_blocks: number('horizon_blocks'), tolerance: number('tolerance') };
+  return {
+    model: modelFingerprint(), layout, as_of_height: stamp.as_of_height, horizon_blocks: number('horizon_blocks'), tolerance: number('tolerance'), source_digest: source ?? '',
+  };
+}
+
+const SOURCE_DIGEST = exportSql('source-digest');
+
+/** The keys the explorer page verifies against: --explorer-public-key, else the public half of --sign-key. */
+const explorerKeysOf = (opts: ExportOptions): readonly string[] => opts.explorerPublicKeys ?? (opts.signKey ? [publicKeyFile(opts.signKey)] : []);
+
+/** The digest of what this export is made from (state.ts sourceDigest); null when the analysis cannot say (one of an earlier pegscope). */
+async function sourceOf(db: Db, opts: ExportOptions): Promise<string | null> {
+  const row = await db.one<{ source: string | null }>(SOURCE_DIGEST).catch(() => undefined);
+  if (!row?.source) return null;
+  return sourceDigest(row.source, {
+    layout: opts.layout ?? 'ranges', version: packageVersion(), explorer: explorerDigest(), partitionBlocks: opts.dumpPartitionBlocks ?? PARTITION_BLOCKS,
+    budget: opts.hostBudget ?? DEFAULT_HOST_BUDGET, siteUrl: opts.siteUrl ?? null,
+    signedBy: opts.signKey?.keyIdHex ?? null, explorerKeys: explorerKeysOf(opts),
+  });
+}
+
+/** The result of an export that published nothing: `current` stays as it was. */
+function upToDate(outDir: string, current: string): ExportResult {
+  const id = basename(current);
+  return {
+    published: false, releaseId: id, dir: current, stateDir: join(outDir, STATE_DIR, id), files: 0, written: 0, reused: 0, kept: 0, bytes: 0,
+    changes: { added: 0, changed: 0, removed: 0 },
+  };
 }
 
 function analysisStamp(meta: Map<string, string>): AnalysisStamp {

@@ -61,6 +61,7 @@ export interface Feed {
   atom: string;
   json: string;
   entries: FeedEntry[];
+  links: FeedLinks;
   /**
    * The feed's date (unix seconds): its newest entry's, so a release with the
    * same entries writes the same bytes; without entries the first analysed
@@ -72,35 +73,52 @@ export interface Feed {
 /** The time of the first analysed block (null without blocks). */
 const FIRST_BLOCK_TIME = 'SELECT min(time) AS time FROM analysed_blocks';
 
-const page = (height: number): string => `../index.html#/block/${height}`;
-const documentOf = (txid: string): string => `../api/trace?q=${txid}`;
+/**
+ * Where a feed's links point: relative to the feed (feeds/<name>) by default;
+ * with --site-url, absolute under it, since JSON Feed has no base-URL rule
+ * and readers may not resolve relative ones (docs/notifications.md "Feeds").
+ */
+export interface FeedLinks {
+  /** The release root as the feed's links name it: '../' or the site URL, ending in '/'. */
+  root: string;
+  /** The feeds directory: '' (relative) or the site URL's feeds/. */
+  feeds: string;
+}
+
+const RELATIVE: FeedLinks = { root: '../', feeds: '' };
+
+/** The links of feeds published at `siteUrl` (null: relative links). */
+export const feedLinks = (siteUrl: string | null): FeedLinks => (siteUrl ? { root: siteUrl, feeds: `${siteUrl}feeds/` } : RELATIVE);
+
+const page = (height: number, links: FeedLinks): string => `${links.root}index.html#/block/${height}`;
+const documentOf = (txid: string, links: FeedLinks): string => `${links.root}api/trace?q=${txid}`;
 const coins = (litoshi: bigint, network: NetworkName): string => `${formatCoin(Number(litoshi))} ${NETWORKS[network].unit}`;
 const short = (txid: string): string => `${txid.slice(0, 12)}…`;
 
-export function linkEntry(row: LinkRow, network: NetworkName): FeedEntry {
+export function linkEntry(row: LinkRow, network: NetworkName, links: FeedLinks = RELATIVE): FeedEntry {
   const amount = coins(row.pegout_amount, network);
   return {
     id: `urn:pegscope:${network}:link:${row.pegin_txid}:${row.pegin_vout}:${row.pegout_txid}:${row.pegout_vout}`,
     title: `Link ${row.confidence.toFixed(2)}: peg-in ${short(row.pegin_txid)} → peg-out ${short(row.pegout_txid)} (${amount})`,
     text: `Peg-in ${row.pegin_txid}:${row.pegin_vout} of ${coins(row.pegin_amount, network)} at height ${row.pegin_height} is linked to peg-out `
       + `${row.pegout_txid}:${row.pegout_vout} of ${amount} at height ${row.pegout_height} with confidence ${row.confidence}. A heuristic inference, never proof.`,
-    time: Number(row.time), page: page(row.pegout_height), document: documentOf(row.pegout_txid),
+    time: Number(row.time), page: page(row.pegout_height, links), document: documentOf(row.pegout_txid, links),
   };
 }
 
-export function riskEntry(row: RiskRow, network: NetworkName): FeedEntry {
+export function riskEntry(row: RiskRow, network: NetworkName, links: FeedLinks = RELATIVE): FeedEntry {
   const amount = coins(row.amount, network);
   return {
     id: `urn:pegscope:${network}:pegout:${row.txid}:${row.vout}`,
     title: `Peg-out risk ${row.risk_score}: ${amount}${row.address ? ` to ${row.address}` : ''}`,
     text: `Peg-out ${row.txid}:${row.vout} of ${amount} at height ${row.height} scores risk ${row.risk_score} of 100: ${row.reasons.join('; ')}.`,
-    time: Number(row.time), page: page(row.height), document: documentOf(row.txid),
+    time: Number(row.time), page: page(row.height, links), document: documentOf(row.txid, links),
   };
 }
 
-export async function feedsOf(db: Queryable, stamp: AnalysisStamp): Promise<Feed[]> {
+export async function feedsOf(db: Queryable, stamp: AnalysisStamp, links: FeedLinks = RELATIVE): Promise<Feed[]> {
   const { network } = stamp;
-  const links = await db.all<LinkRow>(FEED_LINKS, [FEED_MIN_CONFIDENCE, FEED_ENTRIES]);
+  const linkRows = await db.all<LinkRow>(FEED_LINKS, [FEED_MIN_CONFIDENCE, FEED_ENTRIES]);
   const risky = await db.all<RiskRow>(FEED_RISK, [FEED_MIN_RISK, FEED_ENTRIES]);
   const first = Number((await db.one<{ time: number | bigint | null }>(FIRST_BLOCK_TIME))?.time ?? stamp.updated_at);
   const updated = (entries: FeedEntry[]): number => Math.max(0, ...entries.map((e) => e.time)) || first;
@@ -108,15 +126,15 @@ export async function feedsOf(db: Queryable, stamp: AnalysisStamp): Promise<Feed
     {
       id: `urn:pegscope:${network}:feed:links`, title: `pegscope ${network}: new links at confidence ≥ ${FEED_MIN_CONFIDENCE}`,
       description: `The newest ${FEED_ENTRIES} round-trip links between a peg-in and a later peg-out at confidence ${FEED_MIN_CONFIDENCE} or more (docs/methodology.md).`,
-      atom: 'links.atom', json: 'links.json', entries: links.map((row) => linkEntry(row, network)),
+      atom: 'links.atom', json: 'links.json', entries: linkRows.map((row) => linkEntry(row, network, links)),
     },
     {
       id: `urn:pegscope:${network}:feed:risk`, title: `pegscope ${network}: new peg-outs with risk ≥ ${FEED_MIN_RISK}`,
       description: `The newest ${FEED_ENTRIES} peg-outs whose risk score is ${FEED_MIN_RISK} or more of 100 (docs/methodology.md).`,
-      atom: 'risk.atom', json: 'risk.json', entries: risky.map((row) => riskEntry(row, network)),
+      atom: 'risk.atom', json: 'risk.json', entries: risky.map((row) => riskEntry(row, network, links)),
     },
   ];
-  return feeds.map((feed) => ({ ...feed, updated: updated(feed.entries) }));
+  return feeds.map((feed) => ({ ...feed, links, updated: updated(feed.entries) }));
 }
 
 const iso = (seconds: number): string => new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
@@ -146,28 +164,31 @@ export function atomFeed(feed: Feed): string {
   <subtitle>${escapeXml(feed.description)}</subtitle>
   <updated>${iso(feed.updated)}</updated>
   <author><name>pegscope</name></author>
-  <link rel="self" type="application/atom+xml" href="${feed.atom}"/>
-  <link rel="alternate" type="application/feed+json" href="${feed.json}"/>
-  <link rel="alternate" type="text/html" href="../index.html"/>
+  <link rel="self" type="application/atom+xml" href="${escapeXml(feed.links.feeds + feed.atom)}"/>
+  <link rel="alternate" type="application/feed+json" href="${escapeXml(feed.links.feeds + feed.json)}"/>
+  <link rel="alternate" type="text/html" href="${escapeXml(homePage(feed.links))}"/>
 ${entries}</feed>
 `;
 }
+
+/** The explorer page: ../index.html beside the feeds, or the site URL itself. */
+const homePage = (links: FeedLinks): string => (links === RELATIVE ? '../index.html' : links.root);
 
 export function jsonFeed(feed: Feed): string {
   return `${JSON.stringify({
     version: JSON_FEED_VERSION,
     title: feed.title,
     description: feed.description,
-    home_page_url: '../index.html',
-    feed_url: feed.json,
+    home_page_url: homePage(feed.links),
+    feed_url: feed.links.feeds + feed.json,
     authors: [{ name: 'pegscope' }],
     items: feed.entries.map((e) => ({ id: e.id, url: e.page, external_url: e.document, title: e.title, content_text: e.text, date_published: iso(e.time) })),
   }, null, 2)}\n`;
 }
 
 /** Writes both formats of every feed with `put` (the release writer's). */
-export async function writeFeeds(db: Queryable, stamp: AnalysisStamp, put: PutText): Promise<void> {
-  for (const feed of await feedsOf(db, stamp)) {
+export async function writeFeeds(db: Queryable, stamp: AnalysisStamp, put: PutText, siteUrl: string | null = null): Promise<void> {
+  for (const feed of await feedsOf(db, stamp, feedLinks(siteUrl))) {
     put(`feeds/${feed.atom}`, atomFeed(feed));
     put(`feeds/${feed.json}`, jsonFeed(feed));
   }

@@ -9,7 +9,7 @@ import { RANGE_KINDS, type RangeKind, type RangeLayout } from '@pegscope/client'
 import type { AnalysisStamp } from '../api/envelope.js';
 import type { HostBudget, Layout } from './ranges.js';
 import {
-  chainUnchangedUpTo, checkpointHeights, dirtyFloor, EXPORT_FORMAT, extendsPrevious, FILES_INDEX, finalHeightOf,
+  chainUnchangedUpTo, checkpointHeights, dirtyFloor, incomparableReason, EXPORT_FORMAT, extendsPrevious, FILES_INDEX, finalHeightOf,
   type ExportBasis, type ExportState, type StateFile,
 } from './state.js';
 
@@ -33,6 +33,8 @@ export interface ExportPlan {
   stateDir: string;
   /** Pegs above this height may have changed; -1 renders everything (state.ts dirtyFloor). */
   floor: number;
+  /** Why the export renders everything (floor -1), in words for the log; null when it builds on the previous release. */
+  renderAllReason: string | null;
   /** Chain data at or below this height is the previous release's; -1: none (state.ts chainUnchangedUpTo). */
   chainUnchangedUpTo: number;
   /** Blocks at or below it are final: unless the chain reorganises, the next export's floor (state.ts finalHeightOf). */
@@ -86,6 +88,11 @@ export function planExport(inputs: PlanInputs): ExportPlan {
   // Stamps come from the previous release either way; only an incremental export renders just what may have changed.
   const chainUpTo = incremental && previousDocs ? chainUnchangedUpTo(previous?.state ?? null, basis, hashAt) : -1;
   const floor = dirtyFloor(previous?.state ?? null, chainUpTo);
+  const renderAllReason = floor >= 0 ? null
+    : !previous ? 'no previous release to build on'
+      : !incremental ? 'the export is not incremental'
+        : !previousDocs ? 'the documents index does not describe the previous release'
+          : incomparableReason(previous.state, basis, hashAt) ?? 'the previous release recorded no horizon';
   const keysOnlyGrow = floor >= 0 && extendsPrevious(previous!.state!, basis, hashAt);
   // A release of an earlier pegscope may lack the digests: then every peg above the floor is rendered.
   const previousPegs = keysOnlyGrow && inputs.previousPegDigests;
@@ -93,7 +100,7 @@ export function planExport(inputs: PlanInputs): ExportPlan {
   return {
     stamp, layout: basis.layout, budget: inputs.budget, incremental, previous,
     previousFiles: incremental && previous ? join(previous.stateDir, FILES_INDEX) : null,
-    stateDir: inputs.stateDir, floor, chainUnchangedUpTo: chainUpTo, finalUpTo: finalHeightOf(state), previousPegs,
+    stateDir: inputs.stateDir, floor, renderAllReason, chainUnchangedUpTo: chainUpTo, finalUpTo: finalHeightOf(state), previousPegs,
     previousDocs, keysOnlyGrow,
     dumps: {
       partitionBlocks: inputs.partitionBlocks,

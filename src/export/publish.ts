@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, open, readdir, readlink, rename, rm, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { JOB_CHECK_FILE, type JobCheck } from '../api/health.js';
 import { completeStateDir, isDocsIndexFile, STATE_DIR } from './state.js';
 
 /**
@@ -119,6 +120,24 @@ export async function pruneReleases(outDir: string, keep: number): Promise<strin
   for (const name of doomed) await rm(join(releases, name), { recursive: true, force: true });
   await removeOrphanStates(outDir);
   return doomed;
+}
+
+/**
+ * Records the job's successful check beside the releases (api/health.ts
+ * JOB_CHECK_FILE): written to a temporary name and renamed over the old one,
+ * so the router reads one complete check or the previous.
+ */
+export async function recordCheck(outDir: string, check: JobCheck): Promise<void> {
+  const path = join(outDir, JOB_CHECK_FILE);
+  const tmp = `${path}${TMP_PREFIX}${process.pid}`;
+  const handle = await open(tmp, 'w');
+  try {
+    await handle.writeFile(`${JSON.stringify(check)}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(tmp, path);
 }
 
 /** syncfs(2) through coreutils `sync -f`: one call flushes every file of the release. */

@@ -15,7 +15,7 @@ import { basename, join } from 'node:path';
 import { API_VERSION } from '../api/params.js';
 import { LABEL_CATEGORIES, modelSqlValues } from '../domain/model.js';
 import type { RangeKind } from '@pegscope/client';
-import type { Layout } from './ranges.js';
+import type { HostBudget, Layout } from './ranges.js';
 
 /** out/<network>/state/: one directory per release, named by its id. */
 export const STATE_DIR = 'state';
@@ -132,6 +132,37 @@ export interface ExportBasis {
   as_of_height: number;
   horizon_blocks: number | null;
   tolerance: number | null;
+  /** What the release is made from (sourceDigest): equal to the current release's, an export would publish the same release but for its stamps. */
+  source_digest: string;
+}
+
+/** The inputs of a release besides the analysed tables: what the exporter itself adds to them. */
+export interface ExporterInputs {
+  layout: Layout;
+  version: string;
+  /** sha256 of the explorer page's index.html (it names every content-hashed asset), or null when the page is not built. */
+  explorer: string | null;
+  partitionBlocks: number;
+  /** The host budget, which decides the range files' prefix lengths. */
+  budget: HostBudget;
+  /** --site-url, which the feeds' links name. */
+  siteUrl: string | null;
+  /** The key id of --sign-key (null: unsigned), so a job that starts signing publishes a signed release at once. */
+  signedBy: string | null;
+  /** The keys the explorer page verifies against, which its index.html names. */
+  explorerKeys: readonly string[];
+}
+
+/**
+ * One digest of everything a release is made from: the database's source
+ * line (source-digest.sql: chain tip, analysis parameters, labels), the
+ * model, the export format and the exporter's own inputs. Two releases
+ * with the same digest differ only in the time of their analysis
+ * (docs/static-hosting.md "When nothing changed").
+ */
+export function sourceDigest(source: string, exporter: ExporterInputs): string {
+  const facts = JSON.stringify({ source, model: modelFingerprint(), format: EXPORT_FORMAT, ...exporter });
+  return createHash('sha256').update(facts).digest('hex');
 }
 
 /**
@@ -146,24 +177,43 @@ export interface ExportBasis {
  * checkpoint still on the chain after a reorg) change the links of peg-outs
  * above X − H; their candidates' shares, and so which three of a peg-out's
  * candidates are reported, reach peg-ins down to X − 2H (docs/methodology.md
- * "The horizon").
+ * "The horizon"). That reach comes from links, not anonymity sets, so it
+ * stays two horizons though a peg-in's set only counts backwards.
+ *
+ * On a chain shorter than two horizons (the demo's) the floor is 0, not -1:
+ * every peg is in question, and its digest is compared with the previous
+ * release's, which rendering everything would not do. No peg is at height 0
+ * (the genesis block has none), so 0 leaves none out.
  */
 export function dirtyFloor(previous: ExportState | null, chainUpTo: number): number {
-  return chainUpTo < 0 || previous?.horizon_blocks == null ? -1 : Math.max(-1, chainUpTo - 2 * previous.horizon_blocks);
+  return chainUpTo < 0 || previous?.horizon_blocks == null ? -1 : Math.max(0, chainUpTo - 2 * previous.horizon_blocks);
+}
+
+/**
+ * Why the previous release cannot be compared with (every document is then
+ * rendered), in words for the log; null when it can. `hashAt` gives today's
+ * block hash at a height (undefined when there is none).
+ */
+export function incomparableReason(previous: ExportState | null, basis: ExportBasis, hashAt: (height: number) => string | undefined): string | null {
+  if (!previous) return 'the previous release has no state of this format';
+  if (previous.model !== basis.model) return 'the previous release was made by another model';
+  if (previous.layout !== basis.layout) return `the previous release has the ${previous.layout} layout, this one ${basis.layout}`;
+  if (previous.horizon_blocks === null) return 'the previous release recorded no horizon';
+  if (previous.horizon_blocks !== basis.horizon_blocks) return `the previous release used a horizon of ${previous.horizon_blocks ?? 'unknown'} blocks, this analysis ${basis.horizon_blocks ?? 'none'}`;
+  if (previous.tolerance !== basis.tolerance) return `the previous release used a tolerance of ${previous.tolerance ?? 'unknown'} litoshi, this analysis ${basis.tolerance ?? 'none'}`;
+  if (!previous.checkpoints.some(([height, hash]) => hashAt(height) === hash)) return 'the chain was reorganised below every checkpoint of the previous release';
+  return null;
 }
 
 /**
  * The highest height up to which the chain both releases read is the same
  * (the previous and this analysed height, and the highest of the previous
  * release's checkpoints still on the chain); -1 when the releases are not
- * comparable. Chain data at or below it is unchanged. `hashAt` gives today's
- * block hash at a height (undefined when there is none).
+ * comparable (incomparableReason). Chain data at or below it is unchanged.
  */
 export function chainUnchangedUpTo(previous: ExportState | null, basis: ExportBasis, hashAt: (height: number) => string | undefined): number {
-  if (!previous || previous.model !== basis.model || previous.layout !== basis.layout) return -1;
-  if (previous.horizon_blocks === null || previous.horizon_blocks !== basis.horizon_blocks || previous.tolerance !== basis.tolerance) return -1;
+  if (!previous || incomparableReason(previous, basis, hashAt) !== null) return -1;
   const onChain = previous.checkpoints.filter(([height, hash]) => hashAt(height) === hash).map(([height]) => height);
-  if (onChain.length === 0) return -1;
   return Math.min(previous.as_of_height, basis.as_of_height, Math.max(...onChain));
 }
 

@@ -36,7 +36,7 @@ export function answer(site: Site, release: Release, request: ValidRequest, now:
   const format = values.format === 'csv' ? 'csv' : 'json';
   switch (endpoint) {
     case 'health':
-      return { kind: 'json', body: healthAt(release.health, now / 1000, staleAfterSeconds), cache: 'none' };
+      return { kind: 'json', body: healthAt(release.health, now / 1000, staleAfterSeconds, site.lastCheck()), cache: 'none' };
     case 'stats':
     case 'recommendations':
       return requiredFile(site, release, `api/${endpoint}.json`, 'json');

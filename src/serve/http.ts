@@ -7,7 +7,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
-import { CONTENT_TYPES, errorBody } from '../api/release-files.js';
+import { CONTENT_TYPES, errorBody, FEED_JSON_TYPE, isJsonFeed } from '../api/release-files.js';
 import { ERROR_CACHE_CONTROL } from '../api/caching.js';
 import { etagOf, type CachedFile, type OpenFile } from './release.js';
 
@@ -44,6 +44,7 @@ export function contentType(format: 'json' | 'csv'): string {
 
 /** Content-Type of a release file served by its name, by its extension. */
 export function staticType(rel: string): string {
+  if (isJsonFeed(rel)) return FEED_JSON_TYPE;
   return (CONTENT_TYPES as Record<string, string>)[rel.slice(rel.lastIndexOf('.') + 1)] ?? 'application/octet-stream';
 }
 

@@ -3,7 +3,7 @@ import { UsageError } from '../config.js';
 
 /** A port another process holds: which one, and how to choose another (serve and demo alike). */
 function portInUse(host: string, port: number): UsageError {
-  return new UsageError(`port ${port} on ${host} is in use (EADDRINUSE): stop what listens there, or choose another port with --port N or PEGSCOPE_PORT=N`);
+  return new UsageError(`port ${port} on ${host} is in use (EADDRINUSE): stop what listens there, or choose another port with --port N or PEGSCOPE_PORT=N`, false);
 }
 
 /** An error of listening, with a port in use told as portInUse. */

@@ -27,13 +27,13 @@
  * request and a line in the log, never its content; nothing built from it is
  * cached. Whether the release has range files is the manifest's word too.
  */
-import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync, statSync, watch, type BigIntStats, type FSWatcher } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readFileSync, readlinkSync, readSync, realpathSync, statSync, watch, type BigIntStats, type FSWatcher } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { createHash, type Hash } from 'node:crypto';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { NetworkParams } from '../domain/network.js';
 import type { Envelope } from '../api/envelope.js';
-import type { HealthDocument } from '../api/health.js';
+import { JOB_CHECK_FILE, parseJobCheck, type HealthDocument } from '../api/health.js';
 import { AmountTableError, parseAmountTable, type AmountTable, type NetworkName } from '@pegscope/client';
 import { Lru, type LruLimits } from '../lru.js';
 import { RANGES_INDEX_PATH, RangeFormatError, rangePrefix, type RangeKind, type RangesIndexBody } from '@pegscope/client';
@@ -144,6 +144,19 @@ export class Site {
     } catch (err) {
       this.unwatch();
       throw err;
+    }
+  }
+
+  /**
+   * When the job last checked the chain (api/health.ts JOB_CHECK_FILE), in
+   * unix seconds; null when it recorded none or the file is unreadable.
+   * Read per health request: the file is tiny and the answer is never cached.
+   */
+  lastCheck(): number | null {
+    try {
+      return parseJobCheck(readFileSync(join(this.outDir, JOB_CHECK_FILE), 'utf8'))?.checked_at ?? null;
+    } catch {
+      return null;
     }
   }
 

@@ -49,6 +49,27 @@ export function targetError(target: string): RouteError | null {
   return null;
 }
 
+/** `/api/<name>` without a dot: an endpoint by name (`/api/stats`, `/api/amounts`, `/api/ranges`), never a file. */
+const ENDPOINT_PATH = /^\/api\/[^/.]+$/;
+
+/**
+ * Whether the rate limit counts a request (docs/api.md "Rate limit"): every
+ * API endpoint (`/api`, `/api.php`, `/api/<endpoint>`, `?endpoint=`, the
+ * path forms `/api/<kind>/<q>` and `/api/range/<kind>/<prefix>` without
+ * `.json`) and anything with a query string. Not counted: the explorer page,
+ * its assets and the release's files fetched by their file path (range
+ * files, `api/*.json` by name, feeds, dumps), which any static mirror
+ * serves without a limit and which are all the page reads. Decided from the
+ * target alone, before routing, so a cached answer needs no route.
+ */
+export function isRateLimited(target: string): boolean {
+  if (target.includes('?')) return true;
+  if (target === '/api' || target === '/api/' || target === '/api.php') return true;
+  if (ENDPOINT_PATH.test(target) || QUERY_PATH.test(target)) return true;
+  const range = RANGE_PATH.exec(target);
+  return range !== null && !range[2]!.endsWith('.json');
+}
+
 /** Maps a request target (checked by targetError) onto a route; validation needs no release, so a bad request is 400 even while nothing is published. */
 export function route(target: string, network: NetworkParams): Route {
   const q = target.indexOf('?');

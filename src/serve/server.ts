@@ -15,7 +15,7 @@ import { answer, rangeFile, rangesIndex, requiredFile, type CachePolicy, type Re
 import { answerClientError, bodyOf, commonHead, contentType, methodNotAllowed, PreparedBody, preflight, refuseSocket, sendBody, sendError, sendFile, sendPrepared, setCommonHeaders, staticType } from './http.js';
 import { ENTRY_OVERHEAD_BYTES, FileCache, ReleaseDamaged, ReleaseUnavailable, Site, type CachedFile, type Release } from './release.js';
 import { clientIp, clientKey, hashKey, loadKeys, SlidingWindowLimiter, type ApiKey, type RateDecision, type RateLimiter } from './ratelimit.js';
-import { route, siteFor, targetError, type Route } from './route.js';
+import { isRateLimited, route, siteFor, targetError, type Route } from './route.js';
 import { ASSET_CACHE_CONTROL } from '../api/explorer.js';
 import { analysisCacheControl, COMPUTED_CACHE_CONTROL, DEFAULT_CACHE_SECONDS } from '../api/caching.js';
 import { explorerMissing, type ExplorerFile } from './explorer.js';
@@ -219,7 +219,8 @@ class Router {
       const { message, headers } = methodNotAllowed(req.method ?? '');
       return this.refuse(req, res, 405, message, headers);
     }
-    const admission = this.admit(req);
+    // The page, its assets and files by name are what any static mirror serves without a limit (route.ts isRateLimited).
+    const admission = isRateLimited(target) ? this.admit(req) : UNLIMITED;
     if (admission instanceof Promise) return admission.then((admitted) => this.respond(req, res, site, target, admitted));
     return this.respond(req, res, site, target, admission);
   }

@@ -4,7 +4,7 @@
  * nothing is clamped or guessed.
  */
 import { ENDPOINTS, type EndpointName, type ParamSpec } from '../api/params.js';
-import { AmountError, parsePositiveCoinAmount, type Litoshi } from '@pegscope/client';
+import { addressRequirement, AmountError, parsePositiveCoinAmount, type Litoshi } from '@pegscope/client';
 import { isValidAddress } from '../domain/address.js';
 import type { NetworkParams } from '../domain/network.js';
 
@@ -155,7 +155,8 @@ export function parseQuery(raw: string, accepts: readonly Query['kind'][] | read
 
 function describeAccepts(accepts: readonly string[], network: NetworkParams): string {
   const words: Record<string, string> = {
-    address: `a valid ${network.name} address (${network.bech32Hrp}1…, or base58 with a correct checksum)`,
+    // The wallet client's RangeClient refuses with the same words.
+    address: addressRequirement(network.name),
     txid: 'a 64-hex txid',
     height: 'a block height (digits)',
     blockhash: 'a 64-hex block hash',

@@ -21,6 +21,7 @@ export async function getText(path: string): Promise<string> {
     throw new Error(`${path} could not be fetched (${(err as Error).message}); check the connection to this mirror`);
   }
   const text = await response.text();
+  if (response.status === 429) throw new Error(tooManyRequests(response.headers.get('retry-after')));
   if (!response.ok) {
     let detail = '';
     try {
@@ -31,6 +32,12 @@ export async function getText(path: string): Promise<string> {
     throw new Error(`${path} answered ${response.status}${detail}`);
   }
   return text;
+}
+
+/** What the page says when the host's rate limit refused one of its requests (docs/api.md "Rate limits"). */
+export function tooManyRequests(retryAfter: string | null): string {
+  const seconds = retryAfter !== null && /^\d{1,6}$/.test(retryAfter.trim()) ? Number(retryAfter.trim()) : null;
+  return `too many requests, retry in ${seconds === null ? 'a minute' : `${seconds} s`}`;
 }
 
 export async function getJson<T>(path: string): Promise<T> {

@@ -27,6 +27,7 @@ export function lookupSource(): Promise<LookupSource> {
 async function readWhole(url: string): Promise<{ ok: boolean; status: number; text(): Promise<string> }> {
   const response = await fetch(url);
   const text = await response.text();
+  if (response.status === 429) throw new Error(data.tooManyRequests(response.headers.get('retry-after')));
   return { ok: response.ok, status: response.status, text: async () => text };
 }
 
@@ -97,6 +98,11 @@ async function resultOf(query: Query, unit: string, lookup: LookupSource): Promi
 
 const TITLES = { address: 'Address', pegin_tx: 'Peg-in transaction', pegout_tx: 'Peg-out transaction', not_found: 'Not found' } as const;
 
+/** The address's wallet cluster in words: one of its own is no cluster of several. */
+const clusterText = (size: number): string => (size <= 1
+  ? 'It is a wallet cluster of its own: it was never spent together with another address.'
+  : `It belongs to a wallet cluster of ${count(size)} addresses (inputs spent together).`);
+
 async function traceView(found: Found<TraceDocument>, unit: string, lookup: LookupSource): Promise<Child[]> {
   const { trace } = found.value;
   const isAddress = trace.type === 'address';
@@ -105,7 +111,7 @@ async function traceView(found: Found<TraceDocument>, unit: string, lookup: Look
   return [
     h('h2', {}, `${TITLES[trace.type]} `, h('code', { class: 'query' }, trace.query)),
     h('p', {}, `This ${isAddress ? 'address' : 'transaction'} is ${attributionText(trace.attribution)}.`,
-      trace.cluster ? ` It belongs to a wallet cluster of ${count(trace.cluster.size)} addresses (inputs spent together).` : null),
+      trace.cluster ? ` ${clusterText(trace.cluster.size)}` : null),
     address ? h('p', {}, `Received ${count(address.value.address.pegouts_received.count)} peg-out(s), ${coin(address.value.address.pegouts_received.total)} ${unit} in all; funded ${count(address.value.address.pegins_funded.count)} peg-in(s), ${coin(address.value.address.pegins_funded.total)} ${unit} in all.`) : null,
     h('p', { class: 'downloads' }, 'Download this trace: ',
       downloadButton('JSON', `${name}.json`, 'application/json', () => found.text), ' ',

@@ -29,6 +29,7 @@ export {
 export {
   parseCoinAmount, parsePositiveCoinAmount, formatCoin, coinNumber, assertLitoshi, significantDigits, AmountError, LITOSHI_PER_COIN, type Litoshi,
 } from './amount.js';
+export { isValidAddress, addressRequirement } from './address.js';
 export type {
   TraceDocument, AddressDocument, FollowDocument, BlockDocument, RangeDocuments, Envelope,
   Attribution, Category, PeginNode, PeginLink, PegoutNode, PegoutLink,

@@ -8,6 +8,7 @@
 import type { FollowDocument, RangeDocuments } from './documents.js';
 import { NETWORK_NAMES, type NetworkName } from './network.js';
 import { VerificationError } from './minisign.js';
+import { addressRequirement, isValidAddress } from './address.js';
 import {
   canonicalKey, parseRange, rangePath, rangePrefix, RANGES_INDEX_PATH,
   type ParsedRange, type RangeKind, type RangesIndexBody,
@@ -140,6 +141,7 @@ export class RangeClient {
    * @remarks A block hash costs a second range: the first one maps it to its height.
    */
   async document<K extends RangeKind>(kind: K, q: string | number): Promise<FoundDocument<RangeDocuments[K]> | null> {
+    if (kind !== 'block') this.checkQuery(kind, String(q));
     let key = canonicalKey(q);
     let found = await this.range(kind, key);
     if (kind === 'block' && !/^\d+$/.test(key)) {
@@ -154,6 +156,7 @@ export class RangeClient {
 
   /** follow's full-depth chain of an address when it is longer than the default depth, else its default document. */
   async followChain(q: string): Promise<FoundDocument<FollowDocument> | null> {
+    this.checkQuery('follow', q);
     const key = canonicalKey(q);
     const { path, range } = await this.range('follow', key);
     const text = range.chains.get(key) ?? range.documents.get(key);
@@ -222,6 +225,13 @@ export class RangeClient {
     } catch (err) {
       throw new LookupError(`${this.base}${path} is not a pegscope release file (${(err as Error).message})`, { cause: err });
     }
+  }
+
+  /** Refuses a q the router refuses (an address with a bad checksum, a txid where only addresses go), with the router's 400 message. */
+  private checkQuery(kind: Exclude<RangeKind, 'block'>, q: string): void {
+    if (isValidAddress(this.network, q) || (kind === 'trace' && /^[0-9a-fA-F]{64}$/.test(q))) return;
+    const shown = JSON.stringify(q.length > 80 ? `${q.slice(0, 80)}…` : q);
+    throw new LookupError(`q must be ${addressRequirement(this.network)}${kind === 'trace' ? ' or a 64-hex txid' : ''}; got ${shown}`);
   }
 
   private checkNetwork(path: string, network: string): void {

@@ -231,6 +231,6 @@ function adviceFor(side: Side, score: number, set: number, tolerance: Litoshi, b
   if (score >= 80) return `Good cover: ${alike} look alike. Still wait a few days before pegging out.${alternative}`;
   if (score >= 40) return `Some cover (${alike} alike). Wait before pegging out and do not peg out the exact amount you pegged in.${alternative}`;
   return side === 'pegin'
-    ? `Easy to single out: only ${alike} near this amount, so a later peg-out of about the same amount links back to it. Peg in a common amount, or peg out a different amount after a long wait.${alternative}`
+    ? `Easy to single out: ${set <= 1 ? 'no other peg-in' : `only ${alike}`} near this amount, so a later peg-out of about the same amount links back to it. Peg in a common amount, or peg out a different amount after a long wait.${alternative}`
     : `Easy to single out: only ${plural(set, 'peg-in')} could be the source of this peg-out. Peg out a different amount than you pegged in, split it, or wait longer.${alternative}`;
 }
