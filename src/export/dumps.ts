@@ -33,7 +33,7 @@ export interface Dump {
   /** LIST columns: Parquet keeps the list, the CSV joins its items with LIST_SEPARATOR. */
   lists: readonly string[];
   /**
-   * Partitions of this dump in one of the others' (default 1). Every new
+   * Partitions of this dump in one of PARTITION_BLOCKS blocks (default 1). Every new
    * block adds rows to the chain tables' open partition and to nothing
    * else, so ten times smaller partitions keep that upload small: `blocks`
    * (a row with its hash for every block) took 1.9 MB a block at the
@@ -43,7 +43,12 @@ export interface Dump {
   splits?: number;
 }
 
-/** The chain tables' partitions are this many times finer (Dump.splits). */
+/**
+ * The chain tables' partitions are this many times finer (Dump.splits), and
+ * so are those of the analysed tables whose rows change below the tip (a new
+ * link or score within the horizon): a few changed rows rewrite their whole
+ * partition, which a mirror uploads (docs/performance.md).
+ */
 const CHAIN_SPLITS = 10;
 
 export const DUMPS: readonly Dump[] = [
@@ -51,10 +56,10 @@ export const DUMPS: readonly Dump[] = [
   { name: 'pegins', height: 'height', dirtyBy: null, lists: [], splits: CHAIN_SPLITS },
   { name: 'pegin_inputs', height: 'height', dirtyBy: null, lists: [], splits: CHAIN_SPLITS },
   { name: 'pegouts', height: 'height', dirtyBy: null, lists: [], splits: CHAIN_SPLITS },
-  { name: 'links', height: 'pegout_height', dirtyBy: 'pegout', lists: ['reasons'] },
-  { name: 'reuse', height: 'pegout_height', dirtyBy: 'pegout', lists: [] },
-  { name: 'pegin_scores', height: 'height', dirtyBy: 'pegin', lists: ['reasons'] },
-  { name: 'pegout_scores', height: 'height', dirtyBy: 'pegout', lists: ['reasons'] },
+  { name: 'links', height: 'pegout_height', dirtyBy: 'pegout', lists: ['reasons'], splits: CHAIN_SPLITS },
+  { name: 'reuse', height: 'pegout_height', dirtyBy: 'pegout', lists: [], splits: CHAIN_SPLITS },
+  { name: 'pegin_scores', height: 'height', dirtyBy: 'pegin', lists: ['reasons'], splits: CHAIN_SPLITS },
+  { name: 'pegout_scores', height: 'height', dirtyBy: 'pegout', lists: ['reasons'], splits: CHAIN_SPLITS },
   { name: 'clusters', height: 'first_height', dirtyBy: 'rows', lists: [] },
   { name: 'attribution', height: null, dirtyBy: null, lists: [] },
   { name: 'labels', height: null, dirtyBy: null, lists: [] },
