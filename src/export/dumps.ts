@@ -78,6 +78,10 @@ export const PARTITION_BLOCKS = 20_000;
 /** Blocks per partition of a dump, from the blocks per partition of the others. */
 export const partitionBlocksOf = (dump: Dump, partitionBlocks = PARTITION_BLOCKS): number => Math.max(1, Math.floor(partitionBlocks / (dump.splits ?? 1)));
 
+/** Blocks per partition of the finest dump a dirty peg changes: the dirty partitions (DumpOptions.dirty) are taken at this size. */
+export const dirtyPartitionBlocks = (partitionBlocks = PARTITION_BLOCKS): number =>
+  Math.min(...DUMPS.filter((d) => d.dirtyBy === 'pegin' || d.dirtyBy === 'pegout').map((d) => partitionBlocksOf(d, partitionBlocks)));
+
 /** One height partition: [from, to], final when every block in it is more than two horizons below the analysed height. */
 export interface Partition { from: number; to: number; final: boolean }
 
@@ -216,7 +220,7 @@ export interface DumpOptions {
   previousFinalUpTo: number;
   /** The digests of the previous release's partition files (documents index, kind DUMP_DIGESTS), by Parquet path; empty when not comparable. */
   previousDigests: Map<string, RecordedDigest>;
-  /** `<side>:<partition start>` of the partitions holding a dirty peg (workspace.ts dirtyPartitions). */
+  /** `<side>:<partition start>` of the partitions of dirtyPartitionBlocks blocks holding a dirty peg (workspace.ts dirtyPartitions). */
   dirty: Set<string>;
   partitionBlocks?: number;
 }
@@ -267,6 +271,7 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
     await conn.exec(ANALYSED);
     await conn.exec(METADATA_VARIABLES);
     const bounds = (await conn.one<{ first: number; top: number }>("SELECT getvariable('dump_from_height')::INTEGER AS first, getvariable('dump_to_height')::INTEGER AS top"))!;
+    const dirtySize = dirtyPartitionBlocks(opts.partitionBlocks);
     for (const dump of DUMPS) {
       if (!dump.height) {
         // A table without heights is compared by its rows: unchanged, it is the previous release's, under the analysis that last changed it.
@@ -285,17 +290,22 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
       const partitions = partitionsOf(bounds.first, bounds.top, opts.finalUpTo, size);
       const ofDump = dump.dirtyBy === 'rows' ? partitions.map((p) => ({ ...p, final: false })) : partitions;
       const previousFiles = (p: Partition): FileEntry[] | null => previousDumpFiles(writer, partitionPath(dump.name, p, 'parquet'));
+      /** Whether a dirty peg of `side` is in partition p: in any of the dirty set's (finer or equal) partitions it overlaps. */
+      const dirtyIn = (side: 'pegin' | 'pegout', p: Partition): boolean => {
+        for (let from = Math.floor(p.from / dirtySize) * dirtySize; from <= p.to; from += dirtySize) if (opts.dirty.has(`${side}:${from}`)) return true;
+        return false;
+      };
       /** A partition below the tip whose rows cannot have changed: the previous release's files. */
       const unchangedBelowTip = (p: Partition): FileEntry[] | null => {
         const sameFinality = p.final === p.to <= opts.previousFinalUpTo;
         const noChangedRows = dump.dirtyBy === null
           ? p.to <= opts.chainCarryUpTo
-          : p.to <= opts.carryUpTo && !opts.dirty.has(`${dump.dirtyBy}:${p.from}`);
+          : p.to <= opts.carryUpTo && (dump.dirtyBy === 'rows' || !dirtyIn(dump.dirtyBy, p));
         return sameFinality && noChangedRows ? previousFiles(p) : null;
       };
       /** A partition at the tip without a dirty peg when every change is dirty: the previous release's files and digest (its stamp stays). */
       const unchangedAtTip = (p: Partition): FileEntry[] | null => {
-        if (!opts.everyChangeDirty || dump.dirtyBy === null || dump.dirtyBy === 'rows' || opts.dirty.has(`${dump.dirtyBy}:${p.from}`)) return null;
+        if (!opts.everyChangeDirty || dump.dirtyBy === null || dump.dirtyBy === 'rows' || dirtyIn(dump.dirtyBy, p)) return null;
         const q = partitionPath(dump.name, p, 'parquet');
         const previous = opts.previousDigests.get(q);
         const files = previous ? previousFiles(p) : null;
