@@ -1,5 +1,5 @@
 /**
- * npm run bench:export [-- --presets mainnet,x10 --seed 7 --dir DIR --one-full]
+ * npm run bench:export [-- --presets mainnet,x10 --seed 7 --dir DIR --one-full --windows 1@tip,7@tip --windows-only]
  *
  * Export cost on the simulated mainnet and x10 presets, each figure next to
  * a baseline measured in the same run:
@@ -12,7 +12,13 @@
  *   and of the bytes a mirror uploads, by where they are (changes.json);
  *   targets ≥ 30× and ≥ 10× faster, ≤ 5% of files changed;
  * - one `job` cycle after 2 new blocks (scan + analyze + export), each phase
- *   timed, against the first full export; target ≤ 10% of it.
+ *   timed, against the first full export; target ≤ 10% of it;
+ * - at mainnet, the upload bound in several 100-block windows, not only the
+ *   one above: --windows (default that one, and the preset's last 100 blocks
+ *   with seeds 7 and 1) exports the window's base release in full, then 1 and 100 new
+ *   blocks incrementally. A window, or the steady state above, that uploads
+ *   more than 0.3% of the bytes after 1 block or more than 3% of the files or
+ *   bytes after 100 is a FAIL line, and the bench exits 1.
  *
  * Every export is signed (docs/verifying.md) with a key made for the run.
  * Signing manifest.json (one streamed BLAKE2b-512 and two Ed25519
@@ -20,8 +26,10 @@
  * wallet's cold verified lookup fetches besides the range file (the signed
  * index, its signature and the largest shard) is printed, target ≤ 64 KB.
  *
- * The scanned databases (tip − 103, − 102, − 2 blocks and tip) are cached
- * under .bench/; every run works on copies of them, in --dir (default .bench/).
+ * The heights above are counted from the preset's block count (600,000 at
+ * mainnet, 431 below its last block, which --windows calls tip). The scanned
+ * databases at each height are cached under .bench/; every run works on
+ * copies of them, in --dir (default .bench/).
  *
  * --one-full compares each incremental export with the first full export
  * (of the database 1 and 100 blocks below) instead of exporting the same
@@ -36,7 +44,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { analyze } from '../src/analysis/analyze.js';
-import { createSimSource, presetRates, type SimPresetName } from '../src/chain/sim/index.js';
+import { createSimSource, presetRates, SIM_MWEB_ACTIVATION_HEIGHT, type SimPresetName } from '../src/chain/sim/index.js';
 import { exportRelease, type ExportResult } from '../src/export/export.js';
 import { DEFAULT_HOST_BUDGET, parseHostBudget, type HostBudget } from '../src/export/ranges.js';
 import { consoleProgress } from '../src/progress.js';
@@ -47,6 +55,7 @@ import { benchFlags, peakRssMb, usageError, sampledPeakRss, secondsSince as seco
 import { cachedSimDb } from './lib/sim-cache.js';
 import { blake2b512OfFile, generateSecretKey, signPrehashed } from '../src/trust/minisign.js';
 import { SIGNED_INDEX_PATH, SIGNED_INDEX_SIGNATURE_PATH } from '../src/api/release-files.js';
+import { parseWindows, UPLOAD_BOUNDS, uploadOf, uploadVerdict, type ChangesBody, type Upload, type UploadWindow } from './lib/upload.js';
 
 const BENCH = '.bench';
 /** Signs every export of the run: a release signed is what the upload targets are about. */
@@ -148,63 +157,67 @@ const median = (values: number[]): number => {
 const SEQUENCE = [103, 102, 2, 0] as const;
 
 /**
- * The preset at each height of SEQUENCE, each cached (oldest first): the
- * fully scanned preset (shared with bench:quality) cut back to that height
- * the way a reorg is undone (deleteAbove), which is what scanning to it stores.
+ * The preset of `seed` at height `to`, cached: the fully scanned preset
+ * (shared with bench:quality) cut back to that height the way a reorg is
+ * undone (deleteAbove), which is what scanning to it stores.
  */
+async function cachedCut(preset: SimPresetName, seed: number, to: number): Promise<string> {
+  const path = join(BENCH, `export-${preset}-${seed}-h${to}.duckdb`);
+  if (!existsSync(path)) {
+    const scanned = await cachedSimDb(preset, seed);
+    scanned.db.close();
+    console.log(`cutting ${scanned.dbPath} back to height ${to} into ${path} (cached for later runs)`);
+    copyFileSync(scanned.dbPath, `${path}.partial`);
+    const db = await Db.open(`${path}.partial`);
+    await deleteAbove(db, to);
+    await db.setMeta('cursor_height', String(to));
+    db.close();
+    renameSync(`${path}.partial`, path);
+  }
+  return path;
+}
+
+/** The preset at each height of SEQUENCE, each cached (oldest first). */
 async function cachedDbs(preset: SimPresetName, seed: number): Promise<string[]> {
   const tip = presetRates(preset).blocks;
   const paths: string[] = [];
-  for (const below of SEQUENCE) {
-    const to = tip - below;
-    const path = join(BENCH, `export-${preset}-${seed}-h${to}.duckdb`);
-    if (!existsSync(path)) {
-      const scanned = await cachedSimDb(preset, seed);
-      scanned.db.close();
-      console.log(`cutting ${scanned.dbPath} back to height ${to} into ${path} (cached for later runs)`);
-      copyFileSync(scanned.dbPath, `${path}.partial`);
-      const db = await Db.open(`${path}.partial`);
-      await deleteAbove(db, to);
-      await db.setMeta('cursor_height', String(to));
-      db.close();
-      renameSync(`${path}.partial`, path);
-    }
-    paths.push(path);
-  }
+  for (const below of SEQUENCE) paths.push(await cachedCut(preset, seed, tip - below));
   return paths;
 }
 
 const mb = (bytes: number): string => (bytes / 1e6).toFixed(1);
 
-type FileChanges = Record<string, { size: number }>;
+/** Files added or changed since the previous release (what a mirror uploads), from changes.json. */
+const uploaded = (release: string): Upload => uploadOf(JSON.parse(readFileSync(join(release, 'changes.json'), 'utf8')) as ChangesBody);
 
-/** Where a file's bytes are counted in the upload: range files by kind, dump partitions by table, any other file by itself. */
-const uploadGroup = (path: string): string => /^(api\/range\/[^/]+\/|dumps\/[^/]+\/)/.exec(path)?.[1] ?? path;
+/** Every upload held to its bound in this run: what was measured, and how it broke the bound. */
+const verdicts: { label: string; problems: string[] }[] = [];
 
-/** Files added or changed since the previous release, and their bytes by group (what a mirror uploads), from changes.json. */
-function uploaded(release: string): { files: number; bytes: number; groups: Map<string, number> } {
-  const changes = JSON.parse(readFileSync(join(release, 'changes.json'), 'utf8')) as { added: FileChanges; changed: FileChanges };
-  const entries = [...Object.entries(changes.added), ...Object.entries(changes.changed)];
-  const groups = new Map<string, number>();
-  for (const [path, { size }] of entries) {
-    const group = uploadGroup(path);
-    groups.set(group, (groups.get(group) ?? 0) + size);
-  }
-  return { files: entries.length, bytes: [...groups.values()].reduce((sum, bytes) => sum + bytes, 0), groups };
-}
-
-/** A mirror's upload after an incremental export: files and bytes, each as a share of the release, and its largest groups. */
-function uploadShare(release: string, files: number): string {
+/**
+ * A mirror's upload after an incremental export of `blocks` new blocks: files
+ * and bytes, each as a share of the release, its largest groups, and PASS or
+ * FAIL against the bound (held at mainnet, where it is stated; other presets
+ * only report).
+ */
+function uploadShare(preset: SimPresetName, label: string, release: string, files: number, blocks: 1 | 100): string {
   const upload = uploaded(release);
   const releaseBytes = diskBytes(release);
+  const bound = UPLOAD_BOUNDS[blocks];
+  const verdict = uploadVerdict(upload, { files, bytes: releaseBytes }, bound);
   const largest = [...upload.groups].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([group, bytes]) => `${group} ${mb(bytes)}`);
-  return `${upload.files} of ${files} files changed (${((upload.files / files) * 100).toFixed(2)}%, target ≤ 3%), `
-    + `${mb(upload.bytes)} of ${mb(releaseBytes)} MB (${((upload.bytes / releaseBytes) * 100).toFixed(2)}%; most in ${largest.join(', ')})`;
+  const checked = preset === 'mainnet';
+  if (checked) verdicts.push({ label: `${preset} ${label}`, problems: verdict.problems });
+  const mark = !checked ? '' : verdict.problems.length === 0 ? 'PASS ' : 'FAIL ';
+  const target = (share: number | null): string => (share === null ? '' : `, target ≤ ${(share * 100).toFixed(1)}%`);
+  return `${mark}${upload.files} of ${files} files changed (${(verdict.fileShare * 100).toFixed(2)}%${target(bound.files)}), `
+    + `${mb(upload.bytes)} of ${mb(releaseBytes)} MB (${(verdict.byteShare * 100).toFixed(2)}%${target(bound.bytes)}; most in ${largest.join(', ')})`;
 }
 
+/** The host budget (docs/static-hosting.md): the default at mainnet; at x10 only the file count (100,000) is bounded. */
+const budgetFor = (preset: SimPresetName): HostBudget => (preset === 'x10' ? parseHostBudget('files=100000,file=none,total=none') : DEFAULT_HOST_BUDGET);
+
 async function benchPreset(preset: SimPresetName, seed: number, dir: string, oneFull: boolean, reps: number): Promise<void> {
-  // The host budget (docs/static-hosting.md): the default at mainnet; at x10 only the file count (100,000) is bounded.
-  const budget = preset === 'x10' ? parseHostBudget('files=100000,file=none,total=none') : DEFAULT_HOST_BUDGET;
+  const budget = budgetFor(preset);
   const dbs = await cachedDbs(preset, seed);
   const tip = presetRates(preset).blocks;
   const work = join(dir, `export-${preset}-work`);
@@ -242,7 +255,7 @@ async function benchPreset(preset: SimPresetName, seed: number, dir: string, one
   const cold = coldLookupBytes(full1.result.dir);
   console.log(`cold verified lookup   api/signed.json ${cold.index} B + its signature ${cold.signature} B + largest shard ${cold.shard} B = ${((cold.index + cold.signature + cold.shard) / 1024).toFixed(1)} KiB besides the range file (target ≤ 64 KB)\n`);
 
-  const steady = async (step: number, label: string, target: number, times: number): Promise<void> => {
+  const steady = async (step: number, label: string, target: number, times: number, blocks: 1 | 100): Promise<void> => {
     db = await analysed(step);
     const snapshot = times > 1 ? siteSnapshot(site, work) : null;
     const runs: Timed[] = [];
@@ -257,13 +270,13 @@ async function benchPreset(preset: SimPresetName, seed: number, dir: string, one
     const each = times > 1 ? ` (median of ${times}: ${runs.map((run) => run.seconds.toFixed(2)).join(', ')} s)` : '';
     console.log(`  ${label}: incremental ${seconds.toFixed(times > 1 ? 2 : 1)} s${each} (${incremental.result.written} written, ${incremental.result.reused} linked, ${incremental.result.kept} kept), `
       + `full ${full.seconds.toFixed(1)} s${oneFull ? ' (the first one)' : ''}: ${(full.seconds / seconds).toFixed(1)}× (target ≥ ${target}×); `
-      + uploadShare(incremental.result.dir, incremental.result.files));
+      + uploadShare(preset, `seed ${seed}, ${label.trim()} to height ${tip - SEQUENCE[step]!}`, incremental.result.dir, incremental.result.files, blocks));
     console.log(`    incremental phases (s): ${incremental.phases}`);
     rmSync(join(work, `fresh${step}`), { recursive: true, force: true });
   };
   console.log(`== ${preset}: the job's steady state`);
-  await steady(1, 'after 1 new block   ', 30, reps);
-  await steady(2, 'after 100 new blocks', 10, 1);
+  await steady(1, 'after 1 new block   ', 30, reps, 1);
+  await steady(2, 'after 100 new blocks', 10, 1, 100);
 
   // One job cycle after 2 new blocks: the source is positioned first, as a node would be.
   db = await open(2);
@@ -286,6 +299,48 @@ async function benchPreset(preset: SimPresetName, seed: number, dir: string, one
   console.log(`disk: one release ${mb(releaseBytes)} MB; the site's releases sharing unchanged files ${mb(diskBytes(site))} MB`);
   rmSync(work, { recursive: true, force: true });
 }
+/** Heights of a window below its last block: the base release, then 1 and 100 new blocks. */
+const WINDOW_STEPS = [101, 100, 0] as const;
+
+/** The upload after 1 and after 100 new blocks in one window: its base release exported in full, then each step incrementally. */
+async function benchWindow(preset: SimPresetName, window: UploadWindow, dir: string): Promise<void> {
+  const work = join(dir, `export-${preset}-window-work`);
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  const site = join(work, 'site');
+  const now = Math.floor(Date.now() / 1000);
+  console.log(`\n== ${preset} (seed ${window.seed}): the upload in the 100 blocks from height ${window.to - 100} to ${window.to}`);
+  for (const below of WINDOW_STEPS) {
+    const height = window.to - below;
+    const copy = join(work, 'chain.duckdb');
+    copyFileSync(await cachedCut(preset, window.seed, height), copy);
+    const db = await Db.open(copy);
+    await analyze(db, { now: now - below * 150 });
+    const exported = await timedExport(db, site, budgetFor(preset));
+    db.close();
+    rmSync(copy);
+    const { result } = exported;
+    if (below === WINDOW_STEPS[0]) {
+      console.log(`  base release at height ${height}: ${result.files} files, ${mb(diskBytes(result.dir))} MB (full export ${exported.seconds.toFixed(1)} s)`);
+      continue;
+    }
+    const blocks = below === WINDOW_STEPS[1] ? 1 : 100;
+    const label = `after ${blocks === 1 ? '1 new block   ' : '100 new blocks'}`;
+    console.log(`  ${label} to height ${height}: incremental ${exported.seconds.toFixed(1)} s; `
+      + uploadShare(preset, `seed ${window.seed}, ${label.trim()} to height ${height}`, result.dir, result.files, blocks));
+  }
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** Every upload held to its bound, one line each; exits 1 when any broke it. */
+function reportVerdicts(): void {
+  if (verdicts.length === 0) return;
+  const failed = verdicts.filter((v) => v.problems.length > 0);
+  console.log(`\n== upload bound (≤ 0.3% of bytes after 1 block, ≤ 3% of files and of bytes after 100): ${verdicts.length - failed.length} of ${verdicts.length} hold`);
+  for (const { label, problems } of verdicts) console.log(`${problems.length === 0 ? 'PASS' : 'FAIL'} ${label}${problems.length === 0 ? '' : `: ${problems.join('; ')}`}`);
+  if (failed.length > 0) process.exitCode = 1;
+}
+
 async function main(argv: string[]): Promise<void> {
   const values = benchFlags('bench:export', 'Full and incremental export, and one job cycle, on simulated presets, each next to a baseline.', {
     presets: { type: 'string', default: 'mainnet,x10', help: 'comma-separated sim presets' },
@@ -293,6 +348,8 @@ async function main(argv: string[]): Promise<void> {
     dir: { type: 'string', default: BENCH, help: 'where the copies are worked on' },
     'one-full': { type: 'boolean', help: 'compare each incremental export with the first full export' },
     reps: { type: 'integer', default: 3, help: 'exports after 1 new block, each from the same previous release; the median is compared' },
+    windows: { type: 'string', default: '7@599998,7@tip,1@tip', help: 'at mainnet, 100-block windows whose upload is held to the bound: SEED@HEIGHT, comma-separated, HEIGHT a block height or tip ("" for none); the steady state\'s own window is not measured twice' },
+    'windows-only': { type: 'boolean', help: 'measure only the windows, not the full and incremental export times' },
   }, argv);
   if (values.reps < 1) usageError(`bench:export: --reps must be at least 1, got ${values.reps}`);
   const presets = simPresets('bench:export', values.presets);
@@ -301,7 +358,20 @@ async function main(argv: string[]): Promise<void> {
   mkdirSync(BENCH, { recursive: true });
   mkdirSync(dir, { recursive: true });
   console.log(`working in ${dir}`);
-  for (const preset of presets) await benchPreset(preset, seed, dir, oneFull, values.reps);
+  const tip = SIM_MWEB_ACTIVATION_HEIGHT - 1 + presetRates('mainnet').blocks;
+  let windows: UploadWindow[] = [];
+  try {
+    windows = presets.includes('mainnet') ? parseWindows(values.windows, tip, SIM_MWEB_ACTIVATION_HEIGHT) : [];
+  } catch (err) {
+    usageError(`bench:export: --windows ${(err as Error).message}`);
+  }
+  for (const preset of presets) {
+    if (!values['windows-only']) await benchPreset(preset, seed, dir, oneFull, values.reps);
+    // The steady state's 100 blocks end SEQUENCE[2] below the block count: that window was just measured.
+    const measured = (w: UploadWindow): boolean => !values['windows-only'] && w.seed === seed && w.to === presetRates(preset).blocks - SEQUENCE[2];
+    if (preset === 'mainnet') for (const window of windows.filter((w) => !measured(w))) await benchWindow(preset, window, dir);
+  }
+  reportVerdicts();
 }
 
 await main(process.argv.slice(2));

@@ -102,6 +102,12 @@ describe('the dumps of a release', () => {
     expect(manifest.updated_at).toBe(NOW + 60);
   });
 
+  it('split every table whose rows change below the tip as finely as the chain tables, so a changed link or score rewrites a small partition', () => {
+    const blocks = (name: string): number => partitionBlocksOf(DUMPS.find((d) => d.name === name)!);
+    for (const name of ['links', 'reuse', 'pegin_scores', 'pegout_scores']) expect(blocks(name), name).toBe(blocks('pegins'));
+    expect(blocks('pegins')).toBeLessThan(blocks('clusters'));
+  });
+
   it('hold in each height column only heights inside the range the metadata gives', async () => {
     const { as_of_height: top } = readJson('manifest.json');
     const first = await number('SELECT min(height) FROM blocks');

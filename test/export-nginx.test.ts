@@ -118,7 +118,7 @@ function servedBy(host: 'netlify' | 'cloudflare', rules: Rule[], url: string): s
 describe('_redirects and _headers, as Netlify and Cloudflare Pages apply them', () => {
   const defaults = [
     '/api/health', '/api/stats', '/api/recommendations', '/api/links', '/api/pegin_amounts', '/api/pegout_amounts', '/api/amounts',
-    '/api/stats.json', '/api/links.json', '/api/openapi.json', '/api/series/daily.json', '/dumps/links/links-00000000-00019999.parquet', '/dumps/views.sql',
+    '/api/stats.json', '/api/links.json', '/api/openapi.json', '/api/series/daily.json', '/dumps/links/links-00000000-00001999.parquet', '/dumps/views.sql',
   ];
   const queried = [
     '/api?endpoint=stats', '/api.php?endpoint=recommendations', '/api?endpoint=links&format=csv', '/api/links?format=csv',
@@ -160,7 +160,7 @@ describe('_redirects and _headers, as Netlify and Cloudflare Pages apply them', 
     }
     expect(blocks.length).toBeLessThanOrEqual(100);
     const matches = (pattern: string, path: string): boolean => new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(path);
-    for (const path of ['/', '/index.html', '/assets/app-X.js', '/api/links.json', '/api/links.csv', '/api/range/trace/ab.json', '/dumps/links/links-00000000-00019999.parquet', '/dumps/pegins/pegins-00000000-00001999.csv.gz', '/dumps/views.sql', '/manifest.json']) {
+    for (const path of ['/', '/index.html', '/assets/app-X.js', '/api/links.json', '/api/links.csv', '/api/range/trace/ab.json', '/dumps/links/links-00000000-00001999.parquet', '/dumps/pegins/pegins-00000000-00001999.csv.gz', '/dumps/views.sql', '/manifest.json']) {
       const applied = blocks.filter((b) => matches(b.pattern, path)).flatMap((b) => b.headers);
       const names = applied.map(([name]) => name.toLowerCase());
       expect(new Set(names).size, `${path}: ${names.join(', ')}`).toBe(names.length);

@@ -14,7 +14,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { importLabels, importSummary } from '../src/analysis/labels.js';
 import { main } from '../src/cli.js';
 import { NETWORKS } from '../src/domain/network.js';
-import { atomFeed, type Feed } from '../src/export/feeds.js';
+import { atomFeed, feedLinks, type Feed } from '../src/export/feeds.js';
 import { addWatch, listWatches, removeWatches } from '../src/notify/watchlist.js';
 import { Db } from '../src/store/db.js';
 
@@ -103,7 +103,7 @@ describe('probe: characters outside XML 1.0 in a label', () => {
   it('that reached a feed anyway (an older import) still gives well-formed Atom: the writer replaces it', () => {
     const hostile = 'Sanctioned \uFFFE\uFFFF\uD800 crew \u0001\u001B[31m <b>&amp;</b> "q"';
     const feed: Feed = {
-      id: 'urn:pegscope:mainnet:feed:risk', title: `risk ${hostile}`, description: 'd', atom: 'risk.atom', json: 'risk.json', updated: 1_790_000_000,
+      id: 'urn:pegscope:mainnet:feed:risk', title: `risk ${hostile}`, description: 'd', atom: 'risk.atom', json: 'risk.json', updated: 1_790_000_000, links: feedLinks(null),
       entries: [{ id: 'urn:x:1', title: hostile, text: `Peg-out to ${hostile}`, time: 1_790_000_000, page: '../index.html#/block/1', document: `../api/trace?q=${hostile}` }],
     };
     const xml = atomFeed(feed);

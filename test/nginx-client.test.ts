@@ -176,7 +176,7 @@ describe.runIf(enabled)('nginx answers like the router', () => {
       '/api/links', '/api/links?format=csv', '/api?endpoint=links&format=csv', '/api.php?endpoint=pegin_amounts&format=csv',
       '/api/pegin_amounts', '/api/pegout_amounts?format=csv', '/api/amounts', '/api/amounts.json', '/api/openapi.json',
       '/api/ranges', `/${RANGES_INDEX_PATH}`, `/api/range/trace/${rangePrefix(trace, 2)}`, `/api/range/trace/${rangePrefix(trace, 2)}.json`,
-      '/api/stats.json', '/api/links.json', '/api/series/daily.json', '/manifest.json', '/dumps/links/links-00000000-00019999.parquet', '/dumps/pegins/pegins-00000000-00001999.csv.gz',
+      '/api/stats.json', '/api/links.json', '/api/series/daily.json', '/manifest.json', '/dumps/links/links-00000000-00001999.parquet', '/dumps/pegins/pegins-00000000-00001999.csv.gz',
       '/dumps/views.sql', '/', '/index.html', `/assets/${asset}`,
     ];
     for (const path of paths) {

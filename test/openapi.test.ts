@@ -123,7 +123,7 @@ async function sampleTarget(template: string, op: Operation): Promise<string> {
   const ranges = (await get(base, '/api/ranges.json')).json as RangesIndexBody;
   const values: Record<string, string> = {
     // A partition of a dump with heights (the tiny chain's one), or a dump without.
-    q: q[endpoint] ?? '', kind: 'block', name: template.includes('{partition}') ? 'links' : 'attribution', partition: 'links-00000000-00019999', amount: '1.5',
+    q: q[endpoint] ?? '', kind: 'block', name: template.includes('{partition}') ? 'links' : 'attribution', partition: 'links-00000000-00001999', amount: '1.5',
     prefix: rangePrefix(canonicalKey(tree.block.height), ranges.kinds.block.prefix_length),
   };
   let target = template.replace(/\{(\w+)\}/g, (_, name: string) => values[name]!);

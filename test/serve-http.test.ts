@@ -140,7 +140,7 @@ describe('CORS for browsers', () => {
   });
 
   it('preflight allows If-None-Match, X-API-Key, Range and If-Range', async () => {
-    const res = await get(base, '/dumps/links/links-00000000-00019999.parquet', { method: 'OPTIONS', headers: { Origin: 'https://wallet.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'range, if-range' } });
+    const res = await get(base, '/dumps/links/links-00000000-00001999.parquet', { method: 'OPTIONS', headers: { Origin: 'https://wallet.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'range, if-range' } });
     expect(res.status).toBe(204);
     const allowed = String(res.headers['access-control-allow-headers']).split(',').map((h) => h.trim().toLowerCase());
     expect(allowed).toEqual(expect.arrayContaining(['if-none-match', 'x-api-key', 'range', 'if-range']));

@@ -184,7 +184,7 @@ describe('endpoints', () => {
     const dump = await get(base, '/dumps/pegins/pegins-00000000-00001999.csv.gz');
     expect(dump.status).toBe(200);
     expect(dump.body).toEqual(readFileSync(join(tree.dir, 'dumps/pegins/pegins-00000000-00001999.csv.gz')));
-    expect((await get(base, '/dumps/links/links-00000000-00019999.parquet')).body).toEqual(readFileSync(join(tree.dir, 'dumps/links/links-00000000-00019999.parquet')));
+    expect((await get(base, '/dumps/links/links-00000000-00001999.parquet')).body).toEqual(readFileSync(join(tree.dir, 'dumps/links/links-00000000-00001999.parquet')));
     expect((await get(base, '/dumps/')).status).toBe(404);
     expect((await get(base, '/dumps')).status).toBe(404);
     expect((await get(base, '/manifest.json')).text).toBe(releaseText('manifest.json'));

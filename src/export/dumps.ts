@@ -33,7 +33,7 @@ export interface Dump {
   /** LIST columns: Parquet keeps the list, the CSV joins its items with LIST_SEPARATOR. */
   lists: readonly string[];
   /**
-   * Partitions of this dump in one of the others' (default 1). Every new
+   * Partitions of this dump in one of PARTITION_BLOCKS blocks (default 1). Every new
    * block adds rows to the chain tables' open partition and to nothing
    * else, so ten times smaller partitions keep that upload small: `blocks`
    * (a row with its hash for every block) took 1.9 MB a block at the
@@ -43,7 +43,12 @@ export interface Dump {
   splits?: number;
 }
 
-/** The chain tables' partitions are this many times finer (Dump.splits). */
+/**
+ * The chain tables' partitions are this many times finer (Dump.splits), and
+ * so are those of the analysed tables whose rows change below the tip (a new
+ * link or score within the horizon): a few changed rows rewrite their whole
+ * partition, which a mirror uploads (docs/performance.md).
+ */
 const CHAIN_SPLITS = 10;
 
 export const DUMPS: readonly Dump[] = [
@@ -51,10 +56,10 @@ export const DUMPS: readonly Dump[] = [
   { name: 'pegins', height: 'height', dirtyBy: null, lists: [], splits: CHAIN_SPLITS },
   { name: 'pegin_inputs', height: 'height', dirtyBy: null, lists: [], splits: CHAIN_SPLITS },
   { name: 'pegouts', height: 'height', dirtyBy: null, lists: [], splits: CHAIN_SPLITS },
-  { name: 'links', height: 'pegout_height', dirtyBy: 'pegout', lists: ['reasons'] },
-  { name: 'reuse', height: 'pegout_height', dirtyBy: 'pegout', lists: [] },
-  { name: 'pegin_scores', height: 'height', dirtyBy: 'pegin', lists: ['reasons'] },
-  { name: 'pegout_scores', height: 'height', dirtyBy: 'pegout', lists: ['reasons'] },
+  { name: 'links', height: 'pegout_height', dirtyBy: 'pegout', lists: ['reasons'], splits: CHAIN_SPLITS },
+  { name: 'reuse', height: 'pegout_height', dirtyBy: 'pegout', lists: [], splits: CHAIN_SPLITS },
+  { name: 'pegin_scores', height: 'height', dirtyBy: 'pegin', lists: ['reasons'], splits: CHAIN_SPLITS },
+  { name: 'pegout_scores', height: 'height', dirtyBy: 'pegout', lists: ['reasons'], splits: CHAIN_SPLITS },
   { name: 'clusters', height: 'first_height', dirtyBy: 'rows', lists: [] },
   { name: 'attribution', height: null, dirtyBy: null, lists: [] },
   { name: 'labels', height: null, dirtyBy: null, lists: [] },
@@ -72,6 +77,10 @@ export const PARTITION_BLOCKS = 20_000;
 
 /** Blocks per partition of a dump, from the blocks per partition of the others. */
 export const partitionBlocksOf = (dump: Dump, partitionBlocks = PARTITION_BLOCKS): number => Math.max(1, Math.floor(partitionBlocks / (dump.splits ?? 1)));
+
+/** Blocks per partition of the finest dump a dirty peg changes: the dirty partitions (DumpOptions.dirty) are taken at this size. */
+export const dirtyPartitionBlocks = (partitionBlocks = PARTITION_BLOCKS): number =>
+  Math.min(...DUMPS.filter((d) => d.dirtyBy === 'pegin' || d.dirtyBy === 'pegout').map((d) => partitionBlocksOf(d, partitionBlocks)));
 
 /** One height partition: [from, to], final when every block in it is more than two horizons below the analysed height. */
 export interface Partition { from: number; to: number; final: boolean }
@@ -213,7 +222,7 @@ export interface DumpOptions {
   previousFinalUpTo: number;
   /** The digests of the previous release's partition files (documents index, kind DUMP_DIGESTS), by Parquet path; empty when not comparable. */
   previousDigests: Map<string, RecordedDigest>;
-  /** `<side>:<partition start>` of the partitions holding a dirty peg (workspace.ts dirtyPartitions). */
+  /** `<side>:<partition start>` of the partitions of dirtyPartitionBlocks blocks holding a dirty peg (workspace.ts dirtyPartitions). */
   dirty: Set<string>;
   partitionBlocks?: number;
 }
@@ -266,6 +275,7 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
     await conn.exec(ANALYSED);
     await conn.exec(METADATA_VARIABLES);
     const bounds = (await conn.one<{ first: number; top: number }>("SELECT getvariable('dump_from_height')::INTEGER AS first, getvariable('dump_to_height')::INTEGER AS top"))!;
+    const dirtySize = dirtyPartitionBlocks(opts.partitionBlocks);
     for (const dump of DUMPS) {
       if (!dump.height) {
         // A table without heights is compared by its rows: unchanged, it is the previous release's, under the analysis that last changed it.
@@ -286,17 +296,22 @@ export async function writeDumps(db: Db, writer: ReleaseWriter, opts: DumpOption
       const ofDump = dump.dirtyBy === 'rows' ? partitions.map((p) => ({ ...p, final: false })) : partitions;
       parquetFiles.set(dump.name, ofDump.map((p) => partitionPath(dump.name, p, 'parquet')));
       const previousFiles = (p: Partition): FileEntry[] | null => previousDumpFiles(writer, partitionPath(dump.name, p, 'parquet'));
+      /** Whether a dirty peg of `side` is in partition p: in any of the dirty set's (finer or equal) partitions it overlaps. */
+      const dirtyIn = (side: 'pegin' | 'pegout', p: Partition): boolean => {
+        for (let from = Math.floor(p.from / dirtySize) * dirtySize; from <= p.to; from += dirtySize) if (opts.dirty.has(`${side}:${from}`)) return true;
+        return false;
+      };
       /** A partition below the tip whose rows cannot have changed: the previous release's files. */
       const unchangedBelowTip = (p: Partition): FileEntry[] | null => {
         const sameFinality = p.final === p.to <= opts.previousFinalUpTo;
         const noChangedRows = dump.dirtyBy === null
           ? p.to <= opts.chainCarryUpTo
-          : p.to <= opts.carryUpTo && !opts.dirty.has(`${dump.dirtyBy}:${p.from}`);
+          : p.to <= opts.carryUpTo && (dump.dirtyBy === 'rows' || !dirtyIn(dump.dirtyBy, p));
         return sameFinality && noChangedRows ? previousFiles(p) : null;
       };
       /** A partition at the tip without a dirty peg when every change is dirty: the previous release's files and digest (its stamp stays). */
       const unchangedAtTip = (p: Partition): FileEntry[] | null => {
-        if (!opts.everyChangeDirty || dump.dirtyBy === null || dump.dirtyBy === 'rows' || opts.dirty.has(`${dump.dirtyBy}:${p.from}`)) return null;
+        if (!opts.everyChangeDirty || dump.dirtyBy === null || dump.dirtyBy === 'rows' || dirtyIn(dump.dirtyBy, p)) return null;
         const q = partitionPath(dump.name, p, 'parquet');
         const previous = opts.previousDigests.get(q);
         const files = previous ? previousFiles(p) : null;

@@ -11,7 +11,7 @@ import { RANGE_KINDS, RANGES_INDEX_PATH, type RangeKind, type RangeLayout } from
 import * as trace from '../api/trace.js';
 import { toJson as json } from '../api/json.js';
 import { redirectsFile, headersFile, nginxSnippet } from './configs.js';
-import { PARTITION_BLOCKS, writeDumps } from './dumps.js';
+import { dirtyPartitionBlocks, PARTITION_BLOCKS, writeDumps } from './dumps.js';
 import { EXPLORER_MISSING, explorerDigest, writeExplorer } from './explorer.js';
 import { exportSql } from './sql.js';
 import { packageVersion } from '../version.js';
@@ -319,7 +319,7 @@ async function writeTree(run: ExportRun): Promise<QueryDocumentsResult> {
     previousFinalUpTo: plan.dumps.previousFinalUpTo,
     partitionBlocks: plan.dumps.partitionBlocks,
     previousDigests: await workspace.previousDumpDigests(),
-    dirty: await workspace.dirtyPartitions(plan.dumps.partitionBlocks),
+    dirty: await workspace.dirtyPartitions(dirtyPartitionBlocks(plan.dumps.partitionBlocks)),
   };
   // Both run to the end even when one fails, so nothing writes into the release after it is removed.
   const [documents, dumps] = await Promise.allSettled([

@@ -5,8 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { formatTrustedComment } from '@pegscope/client';
-import { signBytes, type SecretKey } from '../../src/trust/minisign.js';
+import { formatTrustedComment, signBytes, type SecretKey } from '../../src/trust/minisign.js';
 
 export interface SignedFields { network?: string; as_of_height?: number; release?: string; timestamp?: number }
 
