@@ -25,7 +25,11 @@ import { MANIFEST_FILE } from '../api/release-files.js';
  * JavaScript string can hold).
  */
 
-export type ProblemKind = 'missing' | 'changed' | 'extra' | 'not-a-file' | 'unreadable';
+/** `invalid-manifest`: manifest.json cannot be parsed as the exporter writes it; nothing after its bad line is checked. */
+export type ProblemKind = 'missing' | 'changed' | 'extra' | 'not-a-file' | 'unreadable' | 'invalid-manifest';
+
+/** A manifest.json line that is not what the exporter writes. */
+export class ManifestError extends Error {}
 
 export interface Problem {
   kind: ProblemKind;
@@ -74,6 +78,7 @@ export function formatProblem(problem: Problem): string {
 export function formatVerdict(result: VerifyResult): string {
   const listed = `${result.files} files, ${result.bytes} bytes, ${result.head.network} as of height ${result.head.as_of_height}`;
   if (isOk(result)) return `ok: ${result.dir} matches its manifest.json (${listed})`;
+  if (result.problems['invalid-manifest'] > 0) return `FAILED: ${result.dir}: its manifest.json cannot be read as a pegscope manifest (fetch it again, or re-export)`;
   const counts = Object.entries(result.problems).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`);
   return `FAILED: ${result.dir} does not match its manifest.json: ${counts.join(', ')} (manifest lists ${listed})`;
 }
@@ -85,7 +90,7 @@ export async function verifyRelease(dir: string, options: VerifyOptions = {}): P
   const limit = pLimit(options.concurrency ?? 8);
   const result: VerifyResult = {
     dir, head: { version: '', network: '', as_of_height: 0, updated_at: 0 }, files: 0, bytes: 0,
-    problems: { missing: 0, changed: 0, extra: 0, 'not-a-file': 0, unreadable: 0 },
+    problems: { missing: 0, changed: 0, extra: 0, 'not-a-file': 0, unreadable: 0, 'invalid-manifest': 0 },
   };
   const report = (problem: Problem | null): void => {
     if (!problem) return;
@@ -126,6 +131,10 @@ export async function verifyRelease(dir: string, options: VerifyOptions = {}): P
       if (batch.length >= BATCH) await flush();
     }
     await flush();
+  } catch (err) {
+    if (!(err instanceof ManifestError)) throw err;
+    await flush();
+    report({ kind: 'invalid-manifest', path: MANIFEST_FILE, detail: err.message.replace(`${MANIFEST_FILE} `, '') });
   } finally {
     progress.stop();
   }
@@ -180,7 +189,7 @@ async function sha256Of(path: string, size: number): Promise<string> {
 export async function* readManifest(path: string, onHead: (head: ManifestHead) => void): AsyncGenerator<ManifestEntry> {
   const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
   const fail = (n: number, why: string): Error =>
-    new Error(`manifest.json line ${n}: ${why}; it is not a manifest written by pegscope export (fetch it again, or re-export)`);
+    new ManifestError(`manifest.json line ${n}: ${why}; it is not a manifest written by pegscope export (fetch it again, or re-export)`);
   let n = 0;
   let previous = '';
   let closed = false;
