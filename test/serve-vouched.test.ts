@@ -307,7 +307,7 @@ describe('what a 503 tells a client, and what the router checks before it trusts
       execFileSync('touch', ['-r', at(rel), times]);
       const { mtimeNs, size } = statSync(at(rel), { bigint: true });
       const edited = Buffer.from(original);
-      edited[edited.length >> 1] ^= 0x20;
+      edited[edited.length >> 1]! ^= 0x20;
       try {
         writeFileSync(at(rel), edited);
         execFileSync('touch', ['-r', times, at(rel)]);
