@@ -44,6 +44,10 @@ function* walk(dir: string): Generator<string> {
   }
 }
 
+/** path → sha256 of a release's manifest. */
+const listed = (dir: string): Map<string, string> =>
+  new Map(Object.entries((JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { files: Record<string, { sha256: string }> }).files).map(([p, f]) => [p, f.sha256]));
+
 describe.each<Layout>(['ranges', 'files'])('a recycled release with planted links (%s layout)', (layout) => {
   let db: Db;
   let source: SimSource;
@@ -53,51 +57,85 @@ describe.each<Layout>(['ranges', 'files'])('a recycled release with planted link
   }, 120_000);
   afterAll(async () => { await source?.close(); db?.close(); });
 
-  it('every writer path (documents, ranges, dumps, feeds, assets, configs, manifest, changes) writes a new file, never through the link', async () => {
-    const outDir = join(work, `recycled-${layout}`, 'out', 'sim');
+  /**
+   * Three releases (keep 3), the chain grown, and a full export of it
+   * elsewhere (the paths and bytes the next release holds); `plant` then
+   * changes the oldest release, which the next export recycles.
+   */
+  async function recycleAfter(name: string, plant: (oldest: string, current: string, reference: string) => void): Promise<{ next: string; reference: string; log: string }> {
+    const outDir = join(work, `${name}-${layout}`, 'out', 'sim');
     const options: Omit<ExportOptions, 'outDir'> = { layout, keep: 3, hostBudget: NO_HOST_BUDGET, dumpPartitionBlocks: 100 };
     const oldest = (await exportRelease(db, { ...options, outDir })).dir;
+    let current = oldest;
     for (const [to, at] of [[1_110, NOW + 100], [1_120, NOW + 200]]) {
       await scanAndAnalyze(db, source, to!, at!);
-      await exportRelease(db, { ...options, outDir });
+      current = (await exportRelease(db, { ...options, outDir })).dir;
     }
     await scanAndAnalyze(db, source, 1_250, NOW + 300);
-    // The paths the next release holds: a full export of the same database elsewhere.
-    const reference = await exportRelease(db, { ...options, outDir: join(work, `reference-${layout}`, 'out', 'sim'), incremental: false });
-    const paths = [...listedPaths(reference.dir), 'manifest.json'];
-    for (const kind of ['api/range/', 'api/trace/', 'dumps/', 'feeds/', 'assets/', '_headers', 'nginx.conf', 'changes.json']) {
-      if (kind === 'api/range/' && layout === 'files') continue;
-      if (kind === 'api/trace/' && layout === 'ranges') continue;
-      expect(paths.some((p) => p.startsWith(kind)), kind).toBe(true);
-    }
+    const reference = (await exportRelease(db, { ...options, outDir: join(work, `${name}-reference-${layout}`, 'out', 'sim'), incremental: false })).dir;
+    plant(oldest, current, reference);
+    const log: string[] = [];
+    const next = (await exportRelease(db, { ...options, outDir, log: (line) => log.push(line) })).dir;
+    expect(log.join('\n')).toMatch(new RegExp(`recycling release ${oldest.split('/').at(-1)}`));
+    return { next, reference, log: log.join('\n') };
+  }
 
-    // Every path of the next release is a link to a victim outside out/; api/series is a link to a directory outside.
-    const victims = join(work, `victims-${layout}`);
+  /** Plants a link at each of `paths` of `release` to a victim file outside out/; returns a check that every victim is untouched. */
+  function plantLinks(release: string, paths: string[], victims: string): () => void {
     mkdirSync(victims);
     const victimOf = (path: string): string => join(victims, path.replaceAll('/', '__'));
-    for (const path of paths.filter((p) => !p.startsWith('api/series/'))) {
+    for (const path of paths) {
       writeFileSync(victimOf(path), `victim ${path}\n`);
-      rmSync(join(oldest, path), { force: true });
-      mkdirSync(dirname(join(oldest, path)), { recursive: true });
-      symlinkSync(victimOf(path), join(oldest, path));
+      rmSync(join(release, path), { force: true });
+      mkdirSync(dirname(join(release, path)), { recursive: true });
+      symlinkSync(victimOf(path), join(release, path));
     }
-    const outsideSeries = join(work, `series-${layout}`);
-    renameSync(join(oldest, 'api/series'), outsideSeries);
-    symlinkSync(outsideSeries, join(oldest, 'api/series'));
-    const seriesBefore = new Map([...treeFiles(outsideSeries)].map(([rel, path]) => [rel, readFileSync(path)]));
+    return () => { for (const path of paths) expect(readFileSync(victimOf(path), 'utf8'), path).toBe(`victim ${path}\n`); };
+  }
 
-    const log: string[] = [];
-    const next = await exportRelease(db, { ...options, outDir, log: (line) => log.push(line) });
-    expect(log.join('\n')).toMatch(new RegExp(`recycling release ${oldest.split('/').at(-1)}`));
+  /** The published release: no link anywhere, regular files with the bytes the manifest lists, the full export's paths. */
+  async function expectSound(next: string, reference: string): Promise<void> {
+    expect(linksUnder(next)).toEqual([]);
+    await problemsOf(next);
+    expect(listedPaths(next)).toEqual(listedPaths(reference));
+  }
 
-    for (const path of paths.filter((p) => !p.startsWith('api/series/'))) {
-      expect(readFileSync(victimOf(path), 'utf8'), path).toBe(`victim ${path}\n`);
-    }
+  it('a link at a name the next release writes anew (a new dump partition, changes.json, ...) is removed, never written through', async () => {
+    let untouched = (): void => undefined;
+    let planted: string[] = [];
+    const { next, reference } = await recycleAfter('new-names', (oldest, current, reference) => {
+      const [before, now, after] = [listed(oldest), listed(current), listed(reference)];
+      // Names the recycled release does not list, with bytes the current release does not have: written, not carried.
+      planted = [...after].filter(([path, sha]) => !before.has(path) && now.get(path) !== sha).map(([path]) => path);
+      planted.push('changes.json', 'manifest.json');
+      expect(planted.some((p) => p.startsWith('dumps/'))).toBe(true);
+      untouched = plantLinks(oldest, planted, join(work, `victims-new-${layout}`));
+    });
+    untouched();
+    await expectSound(next, reference);
+    for (const path of planted) expect(lstatSync(join(next, path)).isFile(), path).toBe(true);
+  }, 300_000);
+
+  it('every writer path (documents, ranges, dumps, feeds, assets, configs, manifest, changes) with a link planted, and a directory replaced by a link', async () => {
+    let untouched = (): void => undefined;
+    let outsideSeries = '';
+    let seriesBefore = new Map<string, Buffer>();
+    const { next, reference } = await recycleAfter('every-name', (oldest, _current, reference) => {
+      const paths = [...listedPaths(reference), 'manifest.json'];
+      for (const kind of ['api/range/', 'api/trace/', 'dumps/', 'feeds/', 'assets/', '_headers', 'nginx.conf', 'changes.json']) {
+        if (kind === 'api/range/' && layout === 'files') continue;
+        if (kind === 'api/trace/' && layout === 'ranges') continue;
+        expect(paths.some((p) => p.startsWith(kind)), kind).toBe(true);
+      }
+      untouched = plantLinks(oldest, paths.filter((p) => !p.startsWith('api/series/')), join(work, `victims-every-${layout}`));
+      outsideSeries = join(work, `series-${layout}`);
+      renameSync(join(oldest, 'api/series'), outsideSeries);
+      symlinkSync(outsideSeries, join(oldest, 'api/series'));
+      seriesBefore = new Map([...treeFiles(outsideSeries)].map(([rel, path]) => [rel, readFileSync(path)]));
+    });
+    untouched();
     expect(new Map([...treeFiles(outsideSeries)].map(([rel, path]) => [rel, readFileSync(path)]))).toEqual(seriesBefore);
-    expect(linksUnder(next.dir)).toEqual([]);
-    // Regular files with the bytes the manifest lists, and the same paths as the full export.
-    await problemsOf(next.dir);
-    expect(listedPaths(next.dir)).toEqual(listedPaths(reference.dir));
+    await expectSound(next, reference);
   }, 300_000);
 });
 
