@@ -428,8 +428,9 @@ export class ReleaseWriter {
     return { files: Number(row.files), written: Number(row.written), reused: Number(row.reused), kept: Number(row.kept), bytes: Number(row.bytes) };
   }
 
-  /** The files of per-query documents, once finished. */
+  /** The files of per-query documents, once every one is queued. */
   async documentFiles(): Promise<DocumentFiles> {
+    this.flushRecords();
     const row = (await this.db.one<{ written: bigint; carried: bigint }>(DOCUMENT_FILES))!;
     return { written: Number(row.written), carried: Number(row.carried) };
   }
