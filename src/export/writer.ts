@@ -371,8 +371,9 @@ export class ReleaseWriter {
     const dir = dirname(this.at(path));
     await mkdir(dir, { recursive: true });
     this.dirs.add(dir);
-    this.remove(path);
     await this.files.removalsApplied();
+    // Here, not through the worker: waiting for a removal queued now would wait for every link queued before it.
+    await rm(this.at(path), { force: true });
     return this.at(path);
   }
 
