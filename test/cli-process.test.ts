@@ -82,7 +82,7 @@ describe('pegscope verify --json', () => {
     const manifest = JSON.parse(readFileSync(join(release, 'manifest.json'), 'utf8'));
     expect(onlyJson(ran)).toMatchObject({
       command: 'verify', ok: true, release_id: release.split('/').pop(), network: 'sim', as_of_height: manifest.as_of_height,
-      files: Object.keys(manifest.files).length, problems: [], problem_counts: { missing: 0, changed: 0, extra: 0, 'not-a-file': 0, unreadable: 0 },
+      files: Object.keys(manifest.files).length, problems: [], problem_counts: { missing: 0, changed: 0, extra: 0, 'not-a-file': 0, unreadable: 0, 'invalid-manifest': 0 },
     });
   });
 

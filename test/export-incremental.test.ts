@@ -317,7 +317,11 @@ async function makeLegacy(db: Db, release: ExportResult): Promise<void> {
   await writeLegacyDocsIndex(release.stateDir, join(release.stateDir, 'docs.parquet'));
   rmSync(join(dirname(release.stateDir), DOCS_DB));
   expect(readdirSync(release.stateDir).sort()).toEqual(LEGACY_STATE);
-  for (const name of LEGACY_STATE) renameSync(join(release.stateDir, name), join(data, name));
+  // An earlier pegscope's files index recorded no inode or mtime.
+  const filesIndex = join(release.stateDir, 'files.parquet');
+  await db.exec(`COPY (SELECT path, size, sha256, stamp_height, stamp_time, kind, q FROM read_parquet(${sqlString(filesIndex)})) TO ${sqlString(join(data, 'files.parquet'))} (FORMAT parquet, COMPRESSION zstd)`);
+  rmSync(filesIndex);
+  for (const name of LEGACY_STATE.filter((name) => name !== 'files.parquet')) renameSync(join(release.stateDir, name), join(data, name));
   rmSync(release.stateDir, { recursive: true });
   const { release: _id, ...state } = JSON.parse(readFileSync(join(data, 'state.json'), 'utf8')) as { release: string };
   writeFileSync(join(data, 'state.json'), JSON.stringify(state));

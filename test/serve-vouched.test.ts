@@ -8,11 +8,12 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chownSync, copyFileSync, cpSync, linkSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { rangePath, rangePrefix, type RangesIndexBody } from '@pegscope/client';
 import { exportRelease } from '../src/export/export.js';
 import { startServer, type RunningServer } from '../src/serve/server.js';
+import type { CacheLimits } from '../src/serve/limits.js';
 import { exportTinyRelease, type TinyRelease } from './helpers/tiny-release.js';
 import { analysedDb } from './helpers/export-pipeline.js';
 import { get, type Res } from './helpers/http.js';
@@ -36,9 +37,9 @@ afterEach(async () => {
 });
 
 /** A fresh router (empty caches) on the tiny release, its log kept in `log`. */
-async function serve(outDir = release.outDir): Promise<string> {
+async function serve(outDir = release.outDir, cacheLimits?: Partial<CacheLimits>): Promise<string> {
   log = [];
-  server = await startServer({ sites: [{ network: 'sim', outDir }], host: '127.0.0.1', port: 0, rateLimit: 0, log: (line) => log.push(line) });
+  server = await startServer({ sites: [{ network: 'sim', outDir }], host: '127.0.0.1', port: 0, rateLimit: 0, log: (line) => log.push(line), cacheLimits });
   return server.url;
 }
 
@@ -62,6 +63,8 @@ async function withReplaced(rel: string, make: (path: string, original: string) 
 
 function expectRefused(res: Res, path: string): void {
   expect(res.status, path).toBe(503);
+  // No file name, content or size reaches the client: only the operator's log has them.
+  expect(res.json?.error, path).toMatch(/^the published release \S+ cannot be read \(a file failed its checks; the operator's log names it\)/);
   // Health's 503 adds `health: {ok: false}`; nothing else is ever in the body.
   expect(res.json, path).toEqual({
     error: expect.stringMatching(/release .* cannot be read .*re-run `pegscope export`/), version: '1',
@@ -234,4 +237,91 @@ describe('files the manifest does not describe', () => {
     renameSync(keep, dir);
     expect((await get(base, `/api/trace?q=${addresses.at(-1)!}`)).json.trace.type).toBe('address');
   }, 120_000);
+});
+
+describe('what a 503 tells a client, and what the router checks before it trusts the manifest', () => {
+  it('a manifest.json hard-linked to an outside file: a 503 quoting none of it, the detail in the log only', async () => {
+    const secret = join(outside, 'passwd');
+    writeFileSync(secret, 'root:x:0:0:TOP-SECRET-LINE:/root:/bin/bash\n'.repeat(3));
+    await withReplaced('manifest.json', (path) => linkSync(secret, path), async () => {
+      const base = await serve();
+      for (const path of ['/api/stats', '/api/health', '/manifest.json']) {
+        const res = await get(base, path);
+        expectRefused(res, path);
+        expect(res.text, path).not.toContain('TOP-SECRET');
+      }
+      expect(log.join('\n')).toMatch(/refused: manifest.json it has 2 links/);
+    });
+  });
+
+  it('a manifest.json with a second name (the same bytes) is refused: every export writes its own', async () => {
+    const base = await serve();
+    const second = join(outside, 'manifest-second-name.json');
+    linkSync(at('manifest.json'), second);
+    try {
+      expectRefused(await get(base, '/manifest.json'), '/manifest.json');
+      expect(log.join('\n')).toMatch(/refused: manifest.json (it )?has 2 links/);
+    } finally {
+      rmSync(second);
+    }
+    expect((await get(base, '/manifest.json')).status).toBe(200);
+  });
+
+  it('a listed file hard-linked to an outside file of another size: the 503 names no size', async () => {
+    const big = join(outside, 'big.txt');
+    writeFileSync(big, 'x'.repeat(1243));
+    await withReplaced('api/recommendations.json', (path) => linkSync(big, path), async () => {
+      const base = await serve();
+      const res = await get(base, '/api/recommendations');
+      expectRefused(res, '/api/recommendations');
+      expect(res.text).not.toMatch(/1243|bytes/);
+      expect(log.join('\n')).toMatch(/refused: api\/recommendations.json has 1243 bytes, manifest.json lists \d+/);
+    });
+  });
+
+  it.skipIf(process.getuid?.() !== 0)('a manifest or a listed file owned by another user than the release directory is refused', async () => {
+    for (const rel of ['manifest.json', 'api/recommendations.json']) {
+      const base = await serve();
+      const { uid, gid } = statSync(at(rel));
+      chownSync(at(rel), 65534, gid);
+      try {
+        expectRefused(await get(base, '/api/recommendations'), rel);
+        expect(log.join('\n'), rel).toMatch(/owned by uid 65534, not by the release directory's owner/);
+      } finally {
+        chownSync(at(rel), uid, gid);
+      }
+      await server!.close();
+      server = null;
+    }
+  });
+
+  it('a file edited in place with its size and mtime kept is re-checked (ctime), streamed or read each time', async () => {
+    const dump = listed().find((f) => f.startsWith('dumps/') && f.endsWith('.parquet'))!;
+    for (const [rel, path] of [[dump, `/${dump}`], ['api/series/daily.json', '/api/series/daily.json']] as const) {
+      // Nothing kept in memory: a file is read from disk for every request (as one too large for the cache is).
+      const base = await serve(release.outDir, { maxFileBytes: 0, answers: { maxEntries: 1, maxBytes: 1 } });
+      // Served once: its sha256 is checked and remembered under the file's identity.
+      expect((await get(base, path)).status, path).toBe(200);
+      const original = readFileSync(at(rel));
+      // A copy holding the file's times to the nanosecond, for touch -r.
+      const times = join(outside, 'times');
+      writeFileSync(times, '');
+      execFileSync('touch', ['-r', at(rel), times]);
+      const { mtimeNs, size } = statSync(at(rel), { bigint: true });
+      const edited = Buffer.from(original);
+      edited[edited.length >> 1]! ^= 0x20;
+      try {
+        writeFileSync(at(rel), edited);
+        execFileSync('touch', ['-r', times, at(rel)]);
+        expect(statSync(at(rel), { bigint: true })).toMatchObject({ mtimeNs, size });
+        expectRefused(await get(base, path), path);
+        expect(log.join('\n'), path).toMatch(new RegExp(`refused: ${rel.replaceAll('.', '\\.')} does not have the sha256 manifest.json lists`));
+      } finally {
+        writeFileSync(at(rel), original);
+        execFileSync('touch', ['-r', times, at(rel)]);
+      }
+      await server!.close();
+      server = null;
+    }
+  });
 });

@@ -121,18 +121,34 @@ describe('pegscope verify', () => {
     const manifest = readFileSync(join(dir, 'manifest.json'), 'utf8').split('\n');
     manifest.splice(1, 0, '"../../etc/passwd":{"size":1,"sha256":"' + '0'.repeat(64) + '"},');
     writeFileSync(join(dir, 'manifest.json'), manifest.join('\n'));
-    const { code, stderr } = await verify([dir]);
+    const { code, stdout } = await verify([dir]);
     expect(code).toBe(1);
-    expect(stderr).toMatch(/manifest.json line 2: "..\/..\/etc\/passwd" has an empty, . or .. segment/);
+    expect(stdout).toMatch(/^invalid-manifest: manifest.json line 2: "..\/..\/etc\/passwd" has an empty, . or .. segment/m);
+    expect(stdout).toMatch(/^FAILED: .*: its manifest.json cannot be read as a pegscope manifest/m);
+  });
+
+  it('verify --json prints ok:false and the problem when the manifest cannot be parsed (exit 1); exit 2 prints nothing', async () => {
+    const dir = mirror('unparsable-json');
+    const text = readFileSync(join(dir, 'manifest.json'), 'utf8');
+    writeFileSync(join(dir, 'manifest.json'), text.slice(0, text.lastIndexOf('}}')));
+    const { code, stdout } = await verify(['--json', dir]);
+    expect(code).toBe(1);
+    const summary = JSON.parse(stdout) as { ok: boolean; problems: Problem[]; problem_counts: Record<string, number> };
+    expect(summary.ok).toBe(false);
+    expect(summary.problems).toEqual([{ kind: 'invalid-manifest', path: 'manifest.json', detail: expect.stringMatching(/ends before its closing \}\} \(truncated\?\)/) }]);
+    expect(summary.problem_counts['invalid-manifest']).toBe(1);
+    const usage = await verify(['--json', join(copies, 'absent')]);
+    expect(usage.code).toBe(2);
+    expect(usage.stdout).toBe('');
   });
 
   it('fails on a truncated manifest', async () => {
     const dir = mirror('truncated');
     const text = readFileSync(join(dir, 'manifest.json'), 'utf8');
     writeFileSync(join(dir, 'manifest.json'), text.slice(0, text.lastIndexOf('}}')));
-    const { code, stderr } = await verify([dir]);
+    const { code, stdout } = await verify([dir]);
     expect(code).toBe(1);
-    expect(stderr).toMatch(/ends before its closing \}\} \(truncated\?\)/);
+    expect(stdout).toMatch(/ends before its closing \}\} \(truncated\?\)/);
   });
 
   it('exits 2 for a missing argument, a path that does not exist, and a network directory instead of a release', async () => {

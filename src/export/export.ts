@@ -30,6 +30,7 @@ import {
   sourceDigest, STATE_DIR, STATE_FILE, type ExportBasis, type ReleaseState,
 } from './state.js';
 import { EVERY_KEY, ReleaseWriter, type DocKey, type FileEntry, type WriterCounts } from './writer.js';
+import { CarriedFileDamaged } from './file-queue.js';
 import { planExport, rendersAllButCarries, stateFile, type ExportPlan, type PreviousRelease } from './plan.js';
 import { ExportWorkspace, type DirtyCounts, type DocKind } from './workspace.js';
 
@@ -115,7 +116,16 @@ export interface ExportResult {
  * on the previous complete release.
  */
 export function exportRelease(db: Db, opts: ExportOptions): Promise<ExportResult> {
-  return db.withMemoryLimit(opts.memoryLimitMb ?? DEFAULT_EXPORT_MEMORY_MB, () => writeRelease(db, opts));
+  return db.withMemoryLimit(opts.memoryLimitMb ?? DEFAULT_EXPORT_MEMORY_MB, async () => {
+    try {
+      return await writeRelease(db, opts);
+    } catch (err) {
+      // A file to carry over is not what an export wrote there: nothing is carried, every file is written anew (docs/static-hosting.md "Damage and planted links").
+      if (!(err instanceof CarriedFileDamaged) || opts.incremental === false) throw err;
+      opts.log?.(`${err.message}: this export writes every file anew instead of carrying any over`);
+      return writeRelease(db, { ...opts, incremental: false });
+    }
+  });
 }
 
 /** One export under way: its plan, the workspace its steps share, the writer of its files, and where it reports. */
@@ -164,7 +174,7 @@ async function writeRelease(db: Db, opts: ExportOptions): Promise<ExportResult> 
     const step: Step = async (name) => { await opts.onStep?.(name); };
     const signer: ReleaseSigner | null = opts.signKey ? { key: opts.signKey, releaseId: id, now: Date.now } : null;
     const explorerKeys = explorerKeysOf(opts);
-    const built = await buildRelease(db, { plan, workspace, log, progress: opts.progress ?? silentProgress, step, siteUrl: opts.siteUrl ?? null }, { ...started, outDir: opts.outDir, id, current, signer, explorerKeys });
+    const built = await buildRelease(db, { plan, workspace, log, progress: opts.progress ?? silentProgress, step, siteUrl: opts.siteUrl ?? null }, { ...started, outDir: opts.outDir, id, current, signer, explorerKeys, keep });
 
     const dir = await publishRelease(opts.outDir, started, id);
     await step('published');
@@ -189,7 +199,12 @@ interface ReleaseToBuild extends StartedRelease {
   signer: ReleaseSigner | null;
   /** The keys the explorer page verifies against. */
   explorerKeys: readonly string[];
+  /** Complete releases kept. */
+  keep: number;
 }
+
+/** The most names a file carried from release to release has: one in each release kept, the current, the new one and one being pruned, twice for a block's name by hash. */
+const maxLinksOf = (keep: number): number => 2 * (keep + 3);
 
 /**
  * Writes the release into its temporary directory and its state beside it,
@@ -205,21 +220,24 @@ async function buildRelease(db: Db, ctx: Omit<ExportRun, 'writer'>, release: Rel
     // The recycled release's state was checked complete before recycling; its files index says what the directory holds.
     const recycledFiles = recycled ? join((await completeStateDir(release.outDir, recycled))!, FILES_INDEX) : null;
     writer = await ReleaseWriter.open(db, tmpDir, {
-      previous: plan.previousFiles ? { dir: plan.previous!.dir, files: plan.previousFiles } : null, recycledFiles,
+      previous: plan.previousFiles ? { dir: plan.previous!.dir, files: plan.previousFiles } : null, recycledFiles, maxLinks: maxLinksOf(release.keep),
     });
     const documents = await writeTree({ ...ctx, writer });
     if (!await writeExplorer(writer, undefined, explorerKeys)) log(EXPLORER_MISSING);
     if (documents.skipped > 0) log(`skipped ${documents.skipped} queries that are not a valid ${plan.stamp.network} address or txid (never used as file names)`);
     if (documents.ranges) log(rangesLine(documents.ranges));
     await writeSignedIndex(writer, plan.stamp, documents.ranges, signer);
-    await writer.writeIndex(join(stateDir, FILES_INDEX));
     log(documentFilesLine(await writer.documentFiles()));
     // The files index the writer loaded is the current release's own (not an earlier pegscope's, inside the release).
     const previousListed = plan.previousFiles !== null && current !== null && plan.previous!.stateDir === join(release.outDir, STATE_DIR, basename(current));
-    // While the file worker applies the last operations (thousands of links after a block).
+    // While the file worker applies the last operations (thousands of links after a block); written where no name is.
+    await writer.pathFor(CHANGES_FILE);
+    writer.flushRecords();
     const changes = await writeChanges(db, tmpDir, current, plan.stamp, previousListed);
     await writer.recordFinished(CHANGES_FILE);
     await writer.finish();
+    // With the inode and mtime of every file, which the worker reports as it applies the operations.
+    await writer.writeIndex(join(stateDir, FILES_INDEX));
     await step('tree');
     const counts = await writer.counts();
     const manifestBytes = await writeManifest(db, join(tmpDir, MANIFEST_FILE), plan.stamp);
@@ -545,7 +563,7 @@ async function writeRangesLayout(run: ExportRun, keysByKind: Map<string, number>
   const counts = Object.fromEntries(RANGE_KINDS.map((kind) => [kind, keysByKind.get(kind) ?? 0])) as Record<RangeKind, number>;
   const previousLengths = plan.previousRangeLengths;
   const lengths = chooseRangeLayout(counts, plan.budget, previousLengths);
-  const previousRanges = plan.previous && previousLengths ? new PreviousRanges(plan.previous.dir, previousLengths) : null;
+  const previousRanges = plan.previous && previousLengths ? new PreviousRanges(plan.previous.dir, previousLengths, await writer.previousRangeReader()) : null;
   const layout = {} as Record<RangeKind, RangeLayout>;
   for (const kind of RANGE_KINDS) {
     const sources = RANGE_SOURCES[kind];

@@ -1,11 +1,42 @@
 import { Worker } from 'node:worker_threads';
 
+/** What the files index recorded of a file (ino and mtime_ns null in an index of an earlier pegscope). */
+export interface RecordedFile {
+  size: number;
+  sha256: string;
+  ino: bigint | null;
+  mtime_ns: bigint | null;
+}
+
 export type FileOp =
-  /** `transfer`: the queue takes `data`, which must own its whole ArrayBuffer (not a pooled Buffer), and moves it to the worker instead of copying it. */
+  /** A new file at `path` (any name there is removed first, never written through). `transfer`: the queue takes `data`, which must own its whole ArrayBuffer (not a pooled Buffer), and moves it to the worker instead of copying it. */
   | { op: 'write'; path: string; data: string | Uint8Array; transfer?: boolean }
   | { op: 'link'; from: string; path: string }
+  /** A link to another release's file, once it is checked to be what the files index recorded (at most `maxLinks` names). */
+  | { op: 'carry'; from: string; path: string; expect: RecordedFile; maxLinks: number }
+  /** A recycled release's file left in place, checked as `carry` checks. */
+  | { op: 'check'; path: string; expect: RecordedFile; maxLinks: number }
   | { op: 'mkdir'; path: string }
-  | { op: 'remove'; path: string };
+  | { op: 'remove'; path: string }
+  /** Removes every symbolic link, FIFO, socket or device under a directory (a recycled release). */
+  | { op: 'scrub'; path: string };
+
+/** The inode and modification time of a name the worker created or checked, by its path. */
+export type FileStats = [path: string, ino: bigint, mtimeNs: bigint];
+
+/**
+ * A file to carry over from another release is not what the exporter wrote
+ * there (changed in place, replaced, a link): nothing of that release can be
+ * trusted without reading it, so the export writes every file anew.
+ */
+export class CarriedFileDamaged extends Error {}
+
+/** What the worker answers for each batch. */
+interface BatchResult {
+  error: string | null;
+  damaged: string | null;
+  stats: FileStats[];
+}
 
 /** Operations per message; batches amortise the hop to the worker. */
 const BATCH_OPS = 512;
@@ -42,11 +73,20 @@ export class FileQueue {
   private failure: Error | null = null;
   private waiters: (() => void)[] = [];
 
-  constructor() {
-    this.worker.on('message', (error: string | null) => {
+  /** `onStats` gets the inode and mtime of every name the worker created or checked. */
+  constructor(onStats: (stats: FileStats[]) => void) {
+    this.worker.on('message', ({ error, damaged, stats }: BatchResult) => {
       this.applied++;
       this.inFlightBytes -= this.inFlight.shift() ?? 0;
-      if (error !== null && !this.failure) this.failure = new Error(`writing the release failed: ${error}`);
+      if (!this.failure) {
+        try {
+          onStats(stats);
+        } catch (err) {
+          this.failure = err as Error;
+        }
+      }
+      if (damaged !== null) this.failure ??= new CarriedFileDamaged(damaged);
+      if (error !== null) this.failure ??= new Error(`writing the release failed: ${error}`);
       this.wake();
     });
     this.worker.on('error', (err: Error) => {
@@ -58,7 +98,7 @@ export class FileQueue {
   push(op: FileOp): void {
     if (this.failure) throw this.failure;
     this.batch.push(op);
-    if (op.op === 'remove') this.lastRemoval = this.sent;
+    if (op.op === 'remove' || op.op === 'scrub') this.lastRemoval = this.sent;
     if (this.batch.length >= BATCH_OPS) this.send();
   }
 

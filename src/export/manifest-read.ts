@@ -11,6 +11,9 @@ import { MANIFEST_SCHEMA } from '../api/schemas.js';
 
 export interface ManifestEntry { path: string; size: number; sha256: string }
 
+/** A manifest.json line that is not what the exporter writes. */
+export class ManifestError extends Error {}
+
 export interface ManifestHead { version: string; network: string; as_of_height: number; updated_at: number }
 
 const ajv = new Ajv2020({ strict: false }).addSchema(MANIFEST_SCHEMA);
@@ -27,7 +30,7 @@ const validateEntry = ajv.compile<Omit<ManifestEntry, 'path'>>({ $ref: `${String
 export async function* readManifest(path: string, onHead: (head: ManifestHead) => void, onEntry?: (entry: ManifestEntry) => void): AsyncGenerator<ManifestEntry> {
   const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
   const fail = (n: number, why: string): Error =>
-    new Error(`manifest.json line ${n}: ${why}; it is not a manifest written by pegscope export (fetch it again, or re-export)`);
+    new ManifestError(`manifest.json line ${n}: ${why}; it is not a manifest written by pegscope export (fetch it again, or re-export)`);
   let n = 0;
   let previous = '';
   let closed = false;

@@ -46,8 +46,8 @@ export const WORK_TABLES = [
   'x_follow_hops', 'x_range_kept', 'x_range_rendered', 'x_range_aliases', 'x_alias_docs', 'x_range_keys',
   // range-touched.sql, range-digests.sql, range-todo.sql: the ranges to build or compare, those of a batch, their digests, and those whose bytes changed.
   'x_range_touched', 'x_range_batch', 'x_range_digests', 'x_range_todo',
-  // writer.ts: the files of this release, of the previous one, of the recycled one, those carried over.
-  'x_files', 'x_prev_files', 'x_recycled_files', 'x_carry',
+  // writer.ts: the files of this release (and the inode and mtime the file worker reported), of the previous one, of the recycled one, those carried over.
+  'x_files', 'x_file_stats', 'x_prev_files', 'x_recycled_files', 'x_carry',
   // manifest.ts: the analyses the release's documents are stamped with; changes.ts: the previous manifest and the difference.
   'x_stamps', 'x_prev_manifest', 'x_changes',
   // dumps.ts (on its own connection): one partitioned dump's rows; workspace.ts: the digests of its partitions.

@@ -4,7 +4,7 @@ import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import pLimit from 'p-limit';
-import { readManifest, type ManifestEntry, type ManifestHead } from './manifest-read.js';
+import { ManifestError, readManifest, type ManifestEntry, type ManifestHead } from './manifest-read.js';
 import { UsageError } from '../config.js';
 import { silentProgress, type Progress } from '../progress.js';
 import { MANIFEST_FILE, MANIFEST_SIGNATURE_FILE } from '../api/release-files.js';
@@ -25,8 +25,11 @@ import { checkSignatures, checkUnsignedIndex, isIndexedPath, type IndexedDigests
  * JavaScript string can hold).
  */
 
-/** `signature` and `index` (docs/verifying.md): a signature missing or not verifying, the signed index disagreeing with the manifest. */
-export type ProblemKind = 'missing' | 'changed' | 'extra' | 'not-a-file' | 'unreadable' | 'signature' | 'index';
+/**
+ * `signature` and `index` (docs/verifying.md): a signature missing or not verifying, the signed index disagreeing with the manifest;
+ * `invalid-manifest`: manifest.json cannot be parsed as the exporter writes it; nothing after its bad line is checked.
+ */
+export type ProblemKind = 'missing' | 'changed' | 'extra' | 'not-a-file' | 'unreadable' | 'invalid-manifest' | 'signature' | 'index';
 
 export interface Problem {
   kind: ProblemKind;
@@ -72,6 +75,7 @@ export function formatVerdict(result: VerifyResult): string {
   const listed = `${result.files} files, ${result.bytes} bytes, ${result.head.network} as of height ${result.head.as_of_height}`;
   const signed = result.signature?.ok ? `; signed by key ${result.signature.key_id!} for release ${result.signature.release!}, its wallet's index too` : '';
   if (isOk(result)) return `ok: ${result.dir} matches its manifest.json (${listed})${signed}`;
+  if (result.problems['invalid-manifest'] > 0) return `FAILED: ${result.dir}: its manifest.json cannot be read as a pegscope manifest (fetch it again, or re-export)`;
   const counts = Object.entries(result.problems).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`);
   const { signature, index: _index, ...files } = result.problems;
   const what = Object.values(files).some((n) => n > 0) ? 'does not match its manifest.json'
@@ -86,7 +90,7 @@ export async function verifyRelease(dir: string, options: VerifyOptions = {}): P
   const limit = pLimit(options.concurrency ?? 8);
   const result: VerifyResult = {
     dir, head: { version: '', network: '', as_of_height: 0, updated_at: 0 }, files: 0, bytes: 0,
-    problems: { missing: 0, changed: 0, extra: 0, 'not-a-file': 0, unreadable: 0, signature: 0, index: 0 },
+    problems: { missing: 0, changed: 0, extra: 0, 'not-a-file': 0, unreadable: 0, 'invalid-manifest': 0, signature: 0, index: 0 },
   };
   const report = (problem: Problem | null): void => {
     if (!problem) return;
@@ -128,6 +132,10 @@ export async function verifyRelease(dir: string, options: VerifyOptions = {}): P
       if (batch.length >= BATCH) await flush();
     }
     await flush();
+  } catch (err) {
+    if (!(err instanceof ManifestError)) throw err;
+    await flush();
+    report({ kind: 'invalid-manifest', path: MANIFEST_FILE, detail: err.message.replace(`${MANIFEST_FILE} `, '') });
   } finally {
     progress.stop();
   }

@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { constants as fsConstants, createReadStream, createWriteStream } from 'node:fs';
+import { lstat, mkdir, open as openFile, readFile, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, createGzip, gzip } from 'node:zlib';
 import { wrapJson, type AnalysisStamp } from '../api/envelope.js';
 import { sqlString, type AppendColumn, type Db, type RowAppender, type SqlParams } from '../store/db.js';
-import { FileQueue } from './file-queue.js';
-import { BR_MIN, GZ_MIN, MANIFEST_FILE, MANIFEST_SIGNATURE_FILE } from '../api/release-files.js';
+import { CarriedFileDamaged, FileQueue, type FileStats, type RecordedFile } from './file-queue.js';
+import { BR_MIN, CHANGES_FILE, GZ_MIN, MANIFEST_FILE, MANIFEST_SIGNATURE_FILE } from '../api/release-files.js';
 import { exportSql } from './sql.js';
 import type { ReleaseSize } from './ranges.js';
 
@@ -63,9 +63,14 @@ const ownsMemory = (bytes: Buffer): boolean => bytes.byteOffset === 0 && bytes.b
  * The files of a release as DuckDB rows, so that deciding what to carry over
  * from the previous release is one join, and memory does not grow with the
  * tree. The state's files index (state.ts FILES_INDEX) is this table without
- * `how`; it lists every file of the release but manifest.json and changes.json.
+ * `how`, with the inode and modification time (ns) of each file once written
+ * (x_file_stats); it lists every file of the release but manifest.json and
+ * changes.json. A file carried over later is checked against those
+ * (file-ops.worker.mjs).
  */
 const FILE_COLUMNS = 'path, size, sha256, stamp_height, stamp_time, kind, q';
+/** What the files index records of a file on disk; an index of an earlier pegscope has neither. */
+const STAT_COLUMNS = ['ino', 'mtime_ns'];
 const CREATE_FILES = `CREATE OR REPLACE TEMP TABLE x_files (path VARCHAR, size BIGINT, sha256 VARCHAR,
   stamp_height INTEGER, stamp_time BIGINT, kind VARCHAR, q VARCHAR, how VARCHAR)`;
 const FILE_APPEND_COLUMNS: AppendColumn[] = [
@@ -73,9 +78,20 @@ const FILE_APPEND_COLUMNS: AppendColumn[] = [
   { name: 'stamp_height', type: 'integer' }, { name: 'stamp_time', type: 'bigint' }, { name: 'kind', type: 'varchar' },
   { name: 'q', type: 'varchar' }, { name: 'how', type: 'varchar' },
 ];
-const loadFiles = (table: string, parquet: string | null): string => parquet
-  ? `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT ${FILE_COLUMNS} FROM read_parquet(${sqlString(parquet)})`
-  : `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT ${FILE_COLUMNS} FROM x_files WHERE false`;
+const CREATE_FILE_STATS = 'CREATE OR REPLACE TEMP TABLE x_file_stats (path VARCHAR, ino BIGINT, mtime_ns BIGINT)';
+const FILE_STATS_COLUMNS: AppendColumn[] = [{ name: 'path', type: 'varchar' }, { name: 'ino', type: 'bigint' }, { name: 'mtime_ns', type: 'bigint' }];
+const PARQUET_COLUMNS = 'SELECT name FROM parquet_schema($1)';
+const loadFiles = (table: string, parquet: string | null, hasStats: boolean): string => {
+  const stats = hasStats && parquet ? STAT_COLUMNS.join(', ') : 'NULL::BIGINT AS ino, NULL::BIGINT AS mtime_ns';
+  return parquet
+    ? `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT ${FILE_COLUMNS}, ${stats} FROM read_parquet(${sqlString(parquet)})`
+    : `CREATE OR REPLACE TEMP TABLE ${table} AS SELECT ${FILE_COLUMNS}, ${stats} FROM x_files WHERE false`;
+};
+/** The files index: x_files with the inode and mtime the file worker reported (the last report of a path wins: a name removed and written again). */
+const INDEX_ROWS = `SELECT ${FILE_COLUMNS}, s.ino, s.mtime_ns FROM x_files
+  LEFT JOIN (SELECT path, last(ino ORDER BY rowid) AS ino, last(mtime_ns ORDER BY rowid) AS mtime_ns FROM x_file_stats GROUP BY path) s USING (path)
+  WHERE path <> ${sqlString(CHANGES_FILE)}
+  ORDER BY path`;
 
 /**
  * The keys an operation on one kind's documents covers: from `from` on and
@@ -97,11 +113,15 @@ const PLAN_CARRY = exportSql('carry-plan');
 const EVERY_UNCHANGED = 'CREATE OR REPLACE TEMP TABLE x_unchanged AS SELECT DISTINCT q FROM x_prev_files WHERE kind = $1';
 const RECYCLED_TO_REMOVE = exportSql('recycled-to-remove');
 const CARRIED_DIRS = "SELECT DISTINCT regexp_extract(path, '^(.*)/[^/]*$', 1) AS dir FROM x_carry WHERE NOT kept";
-const CARRIED_TO_LINK = 'SELECT path FROM x_carry WHERE NOT kept ORDER BY path';
+const CARRIED_TO_LINK = 'SELECT path, size, sha256, ino, mtime_ns FROM x_carry WHERE NOT kept ORDER BY path';
+/** The recycled release's files left in place, with what its files index recorded of them. */
+const KEPT_TO_CHECK = 'SELECT path, size, sha256, kept_ino AS ino, kept_mtime_ns AS mtime_ns FROM x_carry WHERE kept ORDER BY path';
 const RECORD_CARRIED = `INSERT INTO x_files SELECT ${FILE_COLUMNS}, CASE WHEN kept THEN 'kept' ELSE 'reused' END FROM x_carry`;
 const RECYCLED_OTHER_FILES = 'SELECT path FROM x_recycled_files WHERE kind IS NULL';
 /** The previous release's files outside per-query documents. */
-const PREVIOUS_PLAIN_FILES = 'SELECT path, size, sha256 FROM x_prev_files WHERE kind IS NULL';
+const PREVIOUS_PLAIN_FILES = 'SELECT path, size, sha256, ino, mtime_ns FROM x_prev_files WHERE kind IS NULL';
+/** The previous release's range files, for PreviousRanges' checked reads. */
+const PREVIOUS_RANGE_FILES = "SELECT path, size, sha256, ino, mtime_ns FROM x_prev_files WHERE kind LIKE 'range:%'";
 const COUNTS = exportSql('files-counts');
 const DOCUMENT_FILES = exportSql('document-files');
 /** Files, bytes and the largest file of the release (x_files). */
@@ -118,7 +138,14 @@ export interface WriterOptions {
   previous: { dir: string; files: string } | null;
   /** `dir` holds a recycled old release (one pruning would remove): its files index. */
   recycledFiles: string | null;
+  /** The most names a carried file may have (the releases kept, each with a name by height and by hash); more is a hard link from outside. */
+  maxLinks: number;
 }
+
+/** A file of the previous release as its files index records it. */
+type PreviousFile = FileEntry & RecordedFile;
+const previousFileOf = (row: { path: string; size: number | bigint; sha256: string; ino: bigint | null; mtime_ns: bigint | null }): PreviousFile =>
+  ({ path: row.path, size: Number(row.size), sha256: row.sha256, ino: row.ino, mtime_ns: row.mtime_ns });
 
 /**
  * Writes the files of one release directory and records them in x_files for
@@ -131,25 +158,38 @@ export interface WriterOptions {
  */
 export class ReleaseWriter {
   private readonly dirs = new Set<string>();
-  private readonly files = new FileQueue();
+  private readonly files: FileQueue;
   /** The previous release's files outside per-query documents, by path: what `put` carries over when its bytes are the same, and the dumps' partitions. */
-  private previousPlain = new Map<string, FileEntry>();
+  private previousPlain = new Map<string, PreviousFile>();
 
-  private constructor(private readonly db: Db, readonly dir: string, private readonly previousDir: string | null, private readonly appender: RowAppender) {}
+  private constructor(
+    private readonly db: Db, readonly dir: string, private readonly previousDir: string | null,
+    private readonly appender: RowAppender, private readonly statsAppender: RowAppender, private readonly maxLinks: number,
+  ) {
+    const prefix = `${dir}/`;
+    this.files = new FileQueue((stats: FileStats[]) => {
+      for (const [path, ino, mtimeNs] of stats) this.statsAppender.append([path.slice(prefix.length), ino, mtimeNs]);
+    });
+  }
 
   static async open(db: Db, dir: string, opts: WriterOptions): Promise<ReleaseWriter> {
     await db.exec(CREATE_FILES);
-    await db.exec(loadFiles('x_prev_files', opts.previous?.files ?? null));
-    await db.exec(loadFiles('x_recycled_files', opts.recycledFiles));
-    const writer = new ReleaseWriter(db, dir, opts.previous?.dir ?? null, await db.appender('x_files', FILE_APPEND_COLUMNS, 'temp'));
+    await db.exec(CREATE_FILE_STATS);
+    await db.exec(loadFiles('x_prev_files', opts.previous?.files ?? null, await hasStatColumns(db, opts.previous?.files ?? null)));
+    await db.exec(loadFiles('x_recycled_files', opts.recycledFiles, await hasStatColumns(db, opts.recycledFiles)));
+    const appenders = [await db.appender('x_files', FILE_APPEND_COLUMNS, 'temp'), await db.appender('x_file_stats', FILE_STATS_COLUMNS, 'temp')] as const;
+    const writer = new ReleaseWriter(db, dir, opts.previous?.dir ?? null, ...appenders, opts.maxLinks);
     try {
       if (opts.previous) {
-        const rows = await db.all<FileEntry>(PREVIOUS_PLAIN_FILES);
-        writer.previousPlain = new Map(rows.map((f) => [f.path, { path: f.path, size: Number(f.size), sha256: f.sha256 }]));
+        const rows = await db.all<PreviousFile>(PREVIOUS_PLAIN_FILES);
+        writer.previousPlain = new Map(rows.map((f) => [f.path, previousFileOf(f)]));
       }
-      // Files outside documents are always written anew, and the manifest always changes (its signature too, or it goes).
+      // A recycled release may hold links planted since it was published: none is followed, none stays.
+      if (opts.recycledFiles) writer.files.push({ op: 'scrub', path: dir });
+      // Files outside documents are always written anew, and the manifest (its signature too, or it goes) and changes.json always change.
       writer.remove(MANIFEST_FILE);
       writer.remove(MANIFEST_SIGNATURE_FILE);
+      writer.remove(CHANGES_FILE);
       if (opts.recycledFiles) await writer.eachPath(RECYCLED_OTHER_FILES, [], (path) => writer.remove(path));
     } catch (err) {
       await writer.abandon();
@@ -275,10 +315,27 @@ export class ReleaseWriter {
     await this.db.exec(PLAN_CARRY, [kind]);
     await this.eachPath(RECYCLED_TO_REMOVE, params, (path) => this.remove(path));
     await this.eachPath(CARRIED_DIRS, [], (dir) => this.mkdirOnce(this.at(dir)));
-    await this.eachPath(CARRIED_TO_LINK, [], (path) =>
-      this.files.push({ op: 'link', from: `${this.previousDir!}/${path}`, path: this.at(path) }));
+    await this.eachFile(KEPT_TO_CHECK, (file) => this.files.push({ op: 'check', path: this.at(file.path), expect: file, maxLinks: this.maxLinks }));
+    await this.eachFile(CARRIED_TO_LINK, (file) => this.pushCarry(file));
     this.appender.flush();
     await this.db.exec(RECORD_CARRIED);
+  }
+
+  /** A link to the previous release's file once the worker checked it is the one its files index records. */
+  private pushCarry(file: PreviousFile): void {
+    this.files.push({ op: 'carry', from: `${this.previousDir!}/${file.path}`, path: this.at(file.path), expect: file, maxLinks: this.maxLinks });
+  }
+
+  /**
+   * Reads the previous release's range files as PreviousRanges does, each
+   * checked as a carried file is (a damaged one fails the export with
+   * CarriedFileDamaged, which then writes every file anew): never through a
+   * link, a regular file of the size recorded, hashed when its inode or
+   * mtime is not the one recorded. Without a files index, only the first two.
+   */
+  async previousRangeReader(): Promise<(path: string) => Promise<Buffer>> {
+    const records = new Map((await this.db.all<PreviousFile>(PREVIOUS_RANGE_FILES)).map((row) => [`${this.previousDir ?? ''}/${row.path}`, previousFileOf(row)]));
+    return (path) => readChecked(path, records.get(path) ?? null);
   }
 
   /** The previous release's file at `path` outside per-query documents (none without a previous release). */
@@ -286,10 +343,10 @@ export class ReleaseWriter {
     return this.previousPlain.get(path);
   }
 
-  /** A file of the previous release (listed in its files index as `file`) hard-linked into this one unchanged. */
+  /** A file of the previous release (listed in its files index as `file`) hard-linked into this one unchanged, once checked. */
   carryFile(file: FileEntry): void {
     this.ensureDir(file.path);
-    this.files.push({ op: 'link', from: `${this.previousDir!}/${file.path}`, path: this.at(file.path) });
+    this.pushCarry(this.previousPlain.get(file.path) ?? { ...file, ino: null, mtime_ns: null });
     this.record(file, undefined, undefined, 'reused');
   }
 
@@ -301,6 +358,8 @@ export class ReleaseWriter {
       hash.update(chunk as Buffer);
       size += (chunk as Buffer).length;
     }
+    const stats = await lstat(this.at(path), { bigint: true });
+    this.statsAppender.append([path, stats.ino, stats.mtimeNs]);
     this.record({ path, size, sha256: hash.digest('hex') });
   }
 
@@ -310,7 +369,8 @@ export class ReleaseWriter {
    * DuckDB's own CSV gzip took four times as long for a larger file.
    */
   async adoptGzipped(plain: string, path: string, level: number): Promise<void> {
-    await pipeline(createReadStream(this.at(plain)), createGzip({ level }), createWriteStream(this.at(path)));
+    // Created anew, never through a name already there (pathFor removed it).
+    await pipeline(createReadStream(this.at(plain)), createGzip({ level }), createWriteStream(await this.pathFor(path), { flags: 'wx' }));
     await rm(this.at(plain));
     await this.adopt(path);
   }
@@ -323,8 +383,9 @@ export class ReleaseWriter {
 
   /**
    * Where a file of this release lives (for writers that need a path, e.g.
-   * COPY); its directory exists on return, and no queued removal (of a
-   * recycled release's file) can take the file away. Other queued operations
+   * COPY); its directory exists on return, no name is there (a writer that
+   * follows links cannot write through one planted in a recycled release),
+   * and no queued removal can take the file away. Other queued operations
    * go on: waiting for them held the dumps behind thousands of links.
    */
   async pathFor(path: string): Promise<string> {
@@ -332,18 +393,24 @@ export class ReleaseWriter {
     await mkdir(dir, { recursive: true });
     this.dirs.add(dir);
     await this.files.removalsApplied();
+    // Here, not through the worker: waiting for a removal queued now would wait for every link queued before it.
+    await rm(this.at(path), { force: true });
     return this.at(path);
   }
 
   /**
    * Writes the files index to `index` (in the release's state, not in the
-   * release) once every file is queued: it lists every file of the release
-   * but changes.json and manifest.json. The file worker may still be
-   * applying operations; `finish` waits for them.
+   * release) once `finish` applied every file operation: it lists every file
+   * of the release but changes.json and manifest.json, with the inode and
+   * mtime the file worker reported.
    */
   async writeIndex(index: string): Promise<void> {
+    await this.db.exec(`COPY (${INDEX_ROWS}) TO ${sqlString(index)} (FORMAT parquet, COMPRESSION zstd)`);
+  }
+
+  /** Makes every file recorded so far visible to SQL in x_files (changes.json compares them). */
+  flushRecords(): void {
     this.appender.flush();
-    await this.db.exec(`COPY (SELECT ${FILE_COLUMNS} FROM x_files ORDER BY path) TO ${sqlString(index)} (FORMAT parquet, COMPRESSION zstd)`);
   }
 
   /** Waits for every file operation and stops the worker: the tree is complete but for manifest.json when it resolves. */
@@ -383,14 +450,19 @@ export class ReleaseWriter {
     return { files: Number(row.files), written: Number(row.written), reused: Number(row.reused), kept: Number(row.kept), bytes: Number(row.bytes) };
   }
 
-  /** The files of per-query documents, once finished. */
+  /** The files of per-query documents, once every one is queued. */
   async documentFiles(): Promise<DocumentFiles> {
+    this.flushRecords();
     const row = (await this.db.one<{ written: bigint; carried: bigint }>(DOCUMENT_FILES))!;
     return { written: Number(row.written), carried: Number(row.carried) };
   }
 
   private closeAppender(): void {
-    this.appender.close();
+    try {
+      this.appender.close();
+    } finally {
+      this.statsAppender.close();
+    }
   }
 
   /** A file this export wrote, or one it carried over on its own (carried documents are recorded in SQL). */
@@ -432,6 +504,16 @@ export class ReleaseWriter {
     this.files.push({ op: 'remove', path: this.at(path) });
   }
 
+  /** Streams the files a query selects (path, size, sha256, ino, mtime_ns) to `each`, a DuckDB chunk at a time. */
+  private async eachFile(sql: string, each: (file: PreviousFile) => void): Promise<void> {
+    for await (const rows of this.db.stream(sql)) {
+      for (const [path, size, sha256, ino, mtimeNs] of rows) {
+        each({ path: String(path), size: Number(size), sha256: String(sha256), ino: ino === null ? null : BigInt(ino as bigint), mtime_ns: mtimeNs === null ? null : BigInt(mtimeNs as bigint) });
+      }
+      await this.files.ready();
+    }
+  }
+
   /** Streams a one-column query's values to `each`, a DuckDB chunk at a time. */
   private async eachPath(sql: string, params: SqlParams, each: (value: string) => void): Promise<void> {
     for await (const rows of this.db.stream(sql, params)) {
@@ -453,5 +535,36 @@ export class ReleaseWriter {
     if (this.dirs.has(dir)) return;
     this.dirs.add(dir);
     this.files.push({ op: 'mkdir', path: dir });
+  }
+}
+
+/** Whether a files index (null: none) records inodes and mtimes; one of an earlier pegscope does not. */
+async function hasStatColumns(db: Db, parquet: string | null): Promise<boolean> {
+  if (parquet === null) return false;
+  const names = new Set((await db.all<{ name: string }>(PARQUET_COLUMNS, [parquet])).map((r) => r.name));
+  return STAT_COLUMNS.every((name) => names.has(name));
+}
+
+const READ_FLAGS = fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK;
+
+/** Reads another release's file checked against its record (ReleaseWriter.previousRangeReader); CarriedFileDamaged when it fails. */
+async function readChecked(path: string, record: RecordedFile | null): Promise<Buffer> {
+  let handle;
+  try {
+    handle = await openFile(path, READ_FLAGS);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new CarriedFileDamaged(`${path} is a symbolic link`);
+    throw err;
+  }
+  try {
+    const stats = await handle.stat({ bigint: true });
+    if (!stats.isFile()) throw new CarriedFileDamaged(`${path} is not a regular file`);
+    if (record && stats.size !== BigInt(record.size)) throw new CarriedFileDamaged(`${path} has ${stats.size} bytes, the files index lists ${record.size}`);
+    const bytes = await handle.readFile();
+    const same = record?.ino == null || (stats.ino === record.ino && stats.mtimeNs === record.mtime_ns);
+    if (record && !same && sha256(bytes) !== record.sha256) throw new CarriedFileDamaged(`${path} does not have the sha256 the files index lists (changed in place or replaced)`);
+    return bytes;
+  } finally {
+    await handle.close();
   }
 }

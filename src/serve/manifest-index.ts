@@ -39,12 +39,19 @@ export class ManifestIndex {
     if (this.first > this.end) throw new ManifestFormatError('its head line is not followed by file lines');
   }
 
-  /** Opens the manifest at `path`; symbolic links and anything but a regular file are refused. */
-  static open(path: string): ManifestIndex {
+  /**
+   * Opens the manifest at `path`; symbolic links and anything but a regular
+   * file are refused, and so is a manifest with another name (every export
+   * writes its own, so a hard link is planted) or, when `owner` is given,
+   * with another owner.
+   */
+  static open(path: string, owner?: number): ManifestIndex {
     const fd = openSync(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
     try {
       const stats = fstatSync(fd);
       if (!stats.isFile()) throw new ManifestFormatError('it is not a regular file');
+      if (stats.nlink !== 1) throw new ManifestFormatError(`it has ${stats.nlink} links (a hard link to it, or it to another file)`);
+      if (owner !== undefined && stats.uid !== owner) throw new ManifestFormatError(`it is owned by uid ${stats.uid}, not by the release directory's owner (uid ${owner})`);
       return new ManifestIndex(fd, stats.size);
     } catch (err) {
       closeSync(fd);
@@ -56,9 +63,9 @@ export class ManifestIndex {
     closeSync(this.fd);
   }
 
-  /** One lookup in the manifest at `path`. */
-  static lookupIn(path: string, rel: string): ManifestEntry | null {
-    const manifest = ManifestIndex.open(path);
+  /** One lookup in the manifest at `path` (`owner`: as for open). */
+  static lookupIn(path: string, rel: string, owner?: number): ManifestEntry | null {
+    const manifest = ManifestIndex.open(path, owner);
     try {
       return manifest.lookup(rel);
     } finally {

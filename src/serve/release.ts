@@ -21,11 +21,12 @@
  *
  * The router serves only what the release vouches for (docs/api.md "What the
  * router serves"): a file is read only when manifest.json lists it, only as a
- * regular file that really lies inside the release (no symbolic link on its
- * path), within a size cap for its kind, and only when its bytes have the
- * sha256 the manifest gives. A file that fails any of these is a 503 for the
- * request and a line in the log, never its content; nothing built from it is
- * cached. Whether the release has range files is the manifest's word too.
+ * regular file of the release directory's owner that really lies inside the
+ * release (no symbolic link on its path; manifest.json with no other name),
+ * within a size cap for its kind, and only when its bytes have the sha256 the
+ * manifest gives. A file that fails any of these is a 503 naming no file,
+ * content or size for the request, and a line in the log; nothing built from
+ * it is cached. Whether the release has range files is the manifest's word too.
  */
 import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readFileSync, readlinkSync, readSync, realpathSync, statSync, watch, type BigIntStats, type FSWatcher } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
@@ -70,6 +71,8 @@ export interface ReleaseRoot {
   real: string;
   /** The directory's path and inode: every cached answer and file of this release is kept under it. */
   key: string;
+  /** The directory's owner (uid): every file the router reads must have the same. */
+  owner: number;
 }
 
 export interface Release extends ReleaseRoot {
@@ -89,12 +92,15 @@ export class ReleaseUnavailable extends Error {}
 
 /**
  * A file of the release failed a check (not listed as found, a link, not a
- * regular file, too large, other bytes than the manifest's): the client gets
- * the message, the operator's log gets `detail`.
+ * regular file, another owner, too large, other bytes than the manifest's):
+ * the client gets a message naming no file, content or size (a planted link
+ * could point anywhere), the operator's log gets `detail`. Re-running export
+ * rewrites what fails its checks (docs/static-hosting.md "Damage and planted
+ * links").
  */
 export class ReleaseDamaged extends ReleaseUnavailable {
   constructor(readonly release: string, readonly detail: string) {
-    super(`the published release ${release} cannot be read (${detail}); re-run \`pegscope export\` or restore it`);
+    super(`the published release ${release} cannot be read (a file failed its checks; the operator's log names it); re-run \`pegscope export\`, which rewrites damaged files, or restore it`);
   }
 }
 
@@ -209,7 +215,8 @@ export class Site {
   }
 
   private load(dir: string, key: string): Release {
-    const root: ReleaseRoot = { id: basename(dir), dir, real: realpathOf(dir), key };
+    const real = realpathOf(dir);
+    const root: ReleaseRoot = { id: basename(dir), dir, real, key, owner: ownerOf(real) };
     try {
       for (const rel of REQUIRED_FILES) this.files.required(root, rel);
       const health = JSON.parse(this.files.required(root, 'api/health.json').identity.toString('utf8')) as HealthDocument;
@@ -350,15 +357,28 @@ function realpathOf(dir: string): string {
   }
 }
 
+/** The owner of a release directory. */
+function ownerOf(real: string): number {
+  try {
+    return statSync(real).uid;
+  } catch (err) {
+    if (isMissing(err)) throw missingRelease(real);
+    throw unreadable(err);
+  }
+}
+
 /** `rel` resolves to itself under the release's real path: no component of it is a symbolic link. */
 function assertInside(root: ReleaseRoot, rel: string): void {
   const path = join(root.real, rel);
   if (realpathSync.native(path) !== path) throw new ReleaseDamaged(root.id, `${rel} is a symbolic link or lies under one`);
 }
 
-/** A listed file's stats: a regular file, within its kind's cap, of the listed size. */
+/** A listed file's stats: a regular file of the release's owner, within its kind's cap, of the listed size. */
 function checkStats(root: ReleaseRoot, rel: string, stats: BigIntStats, entry: ManifestEntry | null, maxBytes: number): void {
   if (!stats.isFile()) throw new ReleaseDamaged(root.id, `${rel} is not a regular file`);
+  if (stats.uid !== BigInt(root.owner)) throw new ReleaseDamaged(root.id, `${rel} is owned by uid ${stats.uid}, not by the release directory's owner (uid ${root.owner})`);
+  // Every export writes its own manifest: another name for it is a planted hard link (ManifestIndex.open).
+  if (rel === MANIFEST_FILE && stats.nlink !== 1n) throw new ReleaseDamaged(root.id, `${MANIFEST_FILE} has ${stats.nlink} links`);
   if (stats.size > BigInt(maxBytes)) throw new ReleaseDamaged(root.id, `${rel} is larger than the ${maxBytes} bytes a file of its kind may have`);
   if (entry && stats.size !== BigInt(entry.size)) throw new ReleaseDamaged(root.id, `${rel} has ${stats.size} bytes, manifest.json lists ${entry.size}`);
 }
@@ -476,7 +496,7 @@ export class FileCache {
   /** The manifest's entry for `rel`, or null; a manifest that is missing, linked or malformed makes the release unavailable. */
   lookup(root: ReleaseRoot, rel: string): ManifestEntry | null {
     try {
-      return ManifestIndex.lookupIn(join(root.real, MANIFEST_FILE), rel);
+      return ManifestIndex.lookupIn(join(root.real, MANIFEST_FILE), rel, root.owner);
     } catch (err) {
       if (err instanceof ManifestFormatError) throw new ReleaseDamaged(root.id, `${MANIFEST_FILE} ${err.message}`);
       throw refusal(root, MANIFEST_FILE, err);
@@ -515,8 +535,11 @@ export class FileCache {
   }
 }
 
-/** What a file's check is kept under: a rewrite in place changes its size or mtime. */
-const identityOf = (stats: BigIntStats): string => `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`;
+/**
+ * What a file's check is kept under: a rewrite in place changes its ctime,
+ * which no one can set back (unlike mtime), even when size and mtime are kept.
+ */
+const identityOf = (stats: BigIntStats): string => `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
 
 /** Reads a listed file whole: inside the release, never through a link, never a FIFO or device, never past its kind's cap. */
 function readInside(root: ReleaseRoot, rel: string, entry: ManifestEntry): ListedBytes {

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { expect } from 'vitest';
 import { basename, dirname, join, relative } from 'node:path';
 import { Db, sqlString } from '../../src/store/db.js';
-import { DOCS_DB } from '../../src/export/state.js';
+import { DOCS_DB, FILES_INDEX } from '../../src/export/state.js';
 import { createSimSource, type SimSource } from '../../src/chain/sim/index.js';
 import { scanChain } from '../../src/store/scan.js';
 import { analyze } from '../../src/analysis/analyze.js';
@@ -65,8 +65,22 @@ export async function expectSameState(actual: string, expected: string): Promise
     return state;
   };
   expect(withoutRelease(actual)).toEqual(withoutRelease(expected));
-  expectSameTree(actual, expected, ['state.json']);
+  // The files index records each file's inode and mtime, which no two exports share: compared without them.
+  expectSameTree(actual, expected, ['state.json', FILES_INDEX]);
+  expect(await filesIndexOf(actual)).toEqual(await filesIndexOf(expected));
   expect(await docsIndexOf(actual)).toEqual(await docsIndexOf(expected));
+}
+
+/** A state's files index without its inodes and mtimes (every file has both), one text per row in path order. */
+async function filesIndexOf(stateDir: string): Promise<string[]> {
+  const db = await Db.open(':memory:');
+  try {
+    const index = sqlString(join(stateDir, FILES_INDEX));
+    expect((await db.one<{ n: bigint }>(`SELECT count(*) AS n FROM read_parquet(${index}) WHERE ino IS NULL OR mtime_ns IS NULL`))!.n).toBe(0n);
+    return (await db.all<{ row: string }>(`SELECT concat_ws(' ', path, size, sha256, stamp_height, stamp_time, kind, q) AS row FROM read_parquet(${index}) ORDER BY path`)).map((r) => r.row);
+  } finally {
+    db.close();
+  }
 }
 
 /**
