@@ -109,7 +109,7 @@ describe('feeds in every release', () => {
     expect(headers).toContain('/feeds/*\n');
     const nginx = readFileSync(join(after.dir, 'nginx.conf'), 'utf8');
     expect(nginx).toContain('application/atom+xml atom;');
-    expect(nginx).toContain('location ~ "^/feeds/(?:links|risk)\\.(?:atom|json)$" {');
+    expect(nginx).toContain('location ~ "^/feeds/(?:links|risk)\\.(?:atom|json)(?:\\.(?:gz|br))?$" {');
     expect(nginx).toContain('application/feed+json json;');
     const manifest = readFileSync(join(after.dir, 'manifest.json'), 'utf8');
     for (const name of ['links.atom', 'links.json', 'risk.atom', 'risk.json']) expect(manifest).toContain(`"feeds/${name}"`);

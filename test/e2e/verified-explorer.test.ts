@@ -58,6 +58,8 @@ async function outcome(page: Page, section: string): Promise<string> {
 
 async function open(hash: string): Promise<Page> {
   const page = await browser.context.newPage();
+  // Routing every request turns Chromium's HTTP cache off: a file tampered with after an earlier page read it must be fetched again.
+  await page.route('**/*', (route) => route.continue());
   await page.goto(`${server.url}#${hash}`);
   return page;
 }
