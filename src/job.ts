@@ -15,6 +15,7 @@ import { DEFAULT_KEEP_RELEASES } from './domain/model.js';
 import { SIM_LABELS_FILE } from './chain/sim/index.js';
 import { recordEvents } from './notify/record.js';
 import { DELIVERY_BUDGET_MS, deliverDue, nextDue, summaryLine, type DeliveryOptions } from './notify/deliver.js';
+import { repeatUntilStopped, sleep } from './every.js';
 import { secondsSince, type JobSummary } from './summary.js';
 import type { SecretKey } from './trust/minisign.js';
 
@@ -154,14 +155,6 @@ async function deliverOnce(config: ResolvedConfig, opts: JobOptions, until: numb
   }
 }
 
-function sleep(ms: number, stop: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void { clearTimeout(timer); stop.removeEventListener('abort', done); resolve(); }
-    stop.addEventListener('abort', done, { once: true });
-  });
-}
-
 /** The job's log for one of several networks: each line says which. */
 function logFor(config: ResolvedConfig, configs: readonly ResolvedConfig[], opts: JobOptions): JobOptions {
   return configs.length > 1 ? { ...opts, log: (line) => opts.log(`[${config.network.name}] ${line}`) } : opts;
@@ -200,30 +193,19 @@ const MAX_INTERVAL_MS = 2 ** 31 - 1;
  */
 export async function runJobsEvery(configs: readonly ResolvedConfig[], opts: JobOptions, every: string, stop?: AbortSignal): Promise<void> {
   const intervalMs = parseDuration(every, '--every', MAX_INTERVAL_MS);
-  const controller = new AbortController();
-  const abort = () => controller.abort();
-  stop?.addEventListener('abort', abort);
-  process.once('SIGINT', abort);
-  process.once('SIGTERM', abort);
-  try {
-    while (!controller.signal.aborted) {
-      const started = Date.now();
-      for (const config of configs) {
-        if (controller.signal.aborted) break;
-        const own = logFor(config, configs, opts);
-        try {
-          await runJob(config, own);
-        } catch (err) {
-          own.log(`job failed: ${(err as Error).message}; the last good release stays published; retrying in ${every}`);
-        }
+  await repeatUntilStopped(async (signal) => {
+    const started = Date.now();
+    for (const config of configs) {
+      if (signal.aborted) break;
+      const own = logFor(config, configs, opts);
+      try {
+        await runJob(config, own);
+      } catch (err) {
+        own.log(`job failed: ${(err as Error).message}; the last good release stays published; retrying in ${every}`);
       }
-      // Deliveries keep going while the next run waits; the run starts on time.
-      await deliverUntil(configs, opts, started + intervalMs, controller.signal);
     }
-  } finally {
-    process.off('SIGINT', abort);
-    process.off('SIGTERM', abort);
-    stop?.removeEventListener('abort', abort);
-  }
+    // Deliveries keep going while the next run waits; the run starts on time.
+    await deliverUntil(configs, opts, started + intervalMs, signal);
+  }, stop);
   opts.log('job: stopped');
 }

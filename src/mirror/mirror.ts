@@ -21,6 +21,7 @@ import { currentRelease, pruneReleases, publishRelease, RELEASE_ID_PATTERN, RELE
 import { STATE_DIR } from '../export/state.js';
 import { readManifest, type ManifestEntry, type ManifestHead } from '../export/manifest-read.js';
 import { blake2b512OfFile, verifyPrehashed, type VerifiedSignature } from '../trust/minisign.js';
+import { repeatUntilStopped, sleep } from '../every.js';
 import { downloadTo, fetchSmall, fetchToFile, originBase, OriginError, type Origin } from './origin.js';
 
 /** Beside the releases: the downloads of a pull, kept across a kill (one file per sha256) and removed once it is published. */
@@ -324,33 +325,16 @@ async function sha256File(path: string): Promise<string> {
 
 /** --every: pulls, then waits; a refused or failed pull is logged and tried again at the next tick. Stops on SIGINT/SIGTERM or `stop`. */
 export async function pullEvery(opts: MirrorOptions, intervalMs: number, onSummary: (summary: MirrorSummary) => void, stop?: AbortSignal): Promise<void> {
-  const controller = new AbortController();
-  const abort = () => controller.abort();
-  stop?.addEventListener('abort', abort);
-  process.once('SIGINT', abort);
-  process.once('SIGTERM', abort);
-  try {
-    while (!controller.signal.aborted) {
-      const tick = Date.now();
-      try {
-        const summary = await pullRelease(opts);
-        onSummary(summary);
-        for (const problem of summary.problems) opts.log(`mirror: ${problem}`);
-      } catch (err) {
-        opts.log(`mirror failed: ${(err as Error).message}; the current release is unchanged; trying again in ${intervalMs / 1000}s`);
-      }
-      const wait = tick + intervalMs - Date.now();
-      if (wait > 0 && !controller.signal.aborted) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, wait);
-          controller.signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
-        });
-      }
+  await repeatUntilStopped(async (signal) => {
+    const tick = Date.now();
+    try {
+      const summary = await pullRelease(opts);
+      onSummary(summary);
+      for (const problem of summary.problems) opts.log(`mirror: ${problem}`);
+    } catch (err) {
+      opts.log(`mirror failed: ${(err as Error).message}; the current release is unchanged; trying again in ${intervalMs / 1000}s`);
     }
-  } finally {
-    process.off('SIGINT', abort);
-    process.off('SIGTERM', abort);
-    stop?.removeEventListener('abort', abort);
-  }
+    await sleep(tick + intervalMs - Date.now(), signal);
+  }, stop);
   opts.log('mirror: stopped');
 }
