@@ -12,11 +12,10 @@ import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { build, type BuildOptions } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildAmountCounts, encodeAmountTable, encodeRange, keyHash, parseAmountTable, privacyOf, rangePath, rangePrefix,
-  type AmountTableFile, type RangeHeader,
-} from '@pegscope/client';
+import { keyHash, parseAmountTable, privacyOf, rangePath, rangePrefix, type AmountTableFile, type RangeHeader } from '@pegscope/client';
 import { formatTrustedComment, generateSecretKey, publicKeyFile, signBytes } from '../src/trust/minisign.js';
+import { buildAmountCounts, encodeAmountTable } from '../src/api/amount-table-encode.js';
+import { encodeRange } from '../src/api/range-file.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const PACKAGE = join(ROOT, 'packages', 'client');

@@ -6,7 +6,8 @@
  * difference to the one before; sorted ascending, so every delta is ≥ 1)
  * and their counts, which roughly halves the gzipped size of
  * `[amount, count]` pairs. `parseAmountTable` checks a fetched table and
- * decodes it into the rows `privacyOf` reads.
+ * decodes it into the rows `privacyOf` reads; the exporter's encoder
+ * (src/api/amount-table-encode.ts in pegscope) writes with these types.
  */
 import type { Litoshi } from './amount.js';
 import { isNetworkName, NETWORK_BASICS, type NetworkName, type Unit } from './network.js';
@@ -60,68 +61,10 @@ export interface AmountTable extends AmountCounts {
   horizon_blocks: number | null;
 }
 
-export interface AmountCountsInput {
-  pegin: Iterable<readonly [Litoshi, number]>;
-  pegout: Iterable<readonly [Litoshi, number]>;
-  tolerance?: Litoshi;
-}
-
 /** A fetched amount table that cannot be used (parseAmountTable). */
 export class AmountTableError extends Error {
   // Set in index.ts, on the prototype (an Error subclass inherits the name 'Error').
   declare readonly name: 'AmountTableError';
-}
-
-/** Rows with counts merged per amount, sorted ascending, zero counts dropped. */
-export function buildAmountCounts(input: AmountCountsInput): AmountCounts {
-  return { tolerance: input.tolerance ?? DEFAULT_TOLERANCE, pegin: mergeCounts(input.pegin), pegout: mergeCounts(input.pegout) };
-}
-
-function mergeCounts(rows: Iterable<readonly [Litoshi, number]>): AmountCount[] {
-  const counts = new Map<Litoshi, number>();
-  for (const [amount, count] of rows) {
-    if (!Number.isSafeInteger(amount) || amount <= 0) throw new AmountTableError(`amount table: ${amount} is not a positive litoshi amount`);
-    if (!Number.isSafeInteger(count) || count < 0) throw new AmountTableError(`amount table: count ${count} for ${amount} is not a non-negative integer`);
-    if (count > 0) counts.set(amount, (counts.get(amount) ?? 0) + count);
-  }
-  return [...counts.entries()].sort((a, b) => a[0] - b[0]);
-}
-
-export interface AmountTableFacts {
-  network: NetworkName;
-  as_of_height: number;
-  updated_at: number;
-  horizon_blocks: number | null;
-  /** The rounding digits privacy scoring uses (ROUNDING_SIGNIFICANT_DIGITS). */
-  rounding_digits: number;
-}
-
-/** The published file of a table (the exporter writes this). */
-export function encodeAmountTable(facts: AmountTableFacts, counts: AmountCounts): AmountTableFile {
-  return {
-    version: AMOUNT_TABLE_VERSION,
-    network: facts.network,
-    unit: NETWORK_BASICS[facts.network].unit,
-    as_of_height: facts.as_of_height,
-    updated_at: facts.updated_at,
-    tolerance: counts.tolerance,
-    horizon_blocks: facts.horizon_blocks,
-    rounding: { rule: 'significant-digits', digits: facts.rounding_digits },
-    pegin: encodeSide(counts.pegin),
-    pegout: encodeSide(counts.pegout),
-  };
-}
-
-function encodeSide(rows: readonly AmountCount[]): EncodedAmounts {
-  const amount_deltas: number[] = [];
-  const counts: number[] = [];
-  let previous = 0;
-  for (const [amount, count] of rows) {
-    amount_deltas.push(amount - previous);
-    counts.push(count);
-    previous = amount;
-  }
-  return { amount_deltas, counts };
 }
 
 export interface ParseAmountTableOptions {
