@@ -216,8 +216,7 @@ globalThis.result = run(globalThis.table, globalThis.files);
 });
 
 describe('types resolve without a cast', () => {
-  const source = `import { parseAmountTable, privacyOf, parseCoinAmount, formatCoin, RangeClient, type AmountTable, type FollowDocument, type Privacy } from '@pegscope/client';
-import { sha256 } from '@pegscope/client/sha256';
+  const source = `import { parseAmountTable, privacyOf, parseCoinAmount, formatCoin, RangeClient, sha256, type AmountTable, type FollowDocument, type Privacy } from '@pegscope/client';
 declare const fetched: unknown;
 const { table, ageSeconds }: { table: AmountTable; ageSeconds: number } = parseAmountTable(fetched, { network: 'mainnet' });
 const privacy: Privacy = privacyOf(table, parseCoinAmount('1.5'), 'pegin');

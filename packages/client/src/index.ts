@@ -41,7 +41,7 @@ export { NETWORK_BASICS, NETWORK_NAMES, isNetworkName, type NetworkBasics, type 
 export {
   RangeClient, LookupError, type Fetch, type FetchSignal, type FoundDocument, type RangeClientOptions, type RangesIndex,
 } from './lookup.js';
-// Also at @pegscope/client/sha256, which re-exports these (one copy of the hash in the package).
+// The pipeline hashes blocks with these too (src/chain).
 export { sha256, sha256d, sha256Into, sha256dInto } from './sha256.js';
 export {
   canonicalKey, keyHash, rangePrefix, rangePath, parseRange, parseRangeHeader, isRangeKind,
