@@ -1,9 +1,10 @@
 // Builds the package into dist/ (run by the root's `npm run build`):
 //   index.js       CommonJS, bundled and minified by esbuild: the one implementation
 //                  (also the `react-native` condition: Metro reads it without .mjs support)
-//   index.mjs      the ES module entry: re-exports index.js by name, so `import`
-//                  and `require` share one instance (no dual-package hazard) and
-//                  the install stays small
+//   index.mjs      the ES module entry: `export *` of index.js, so `import` and
+//                  `require` share one instance (no dual-package hazard) and the
+//                  install stays small; Node finds index.js's names by reading its
+//                  `module.exports={…}` (checked below), bundlers at run time
 //   index.d.ts     the declarations with their doc comments, in one file (tsc;
 //                  documents.d.ts as generated from schemas/ by scripts/gen-schemas.ts),
 //                  and index.d.mts re-exporting them for `import`
@@ -12,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -49,9 +50,12 @@ const declarations = bundleDeclarations(readFileSync(join(dist, 'index.d.ts'), '
   [...reached].filter((name) => name !== 'index.d.ts').sort().map((name) => tidyDeclarations(readFileSync(join(dist, name), 'utf8'))));
 for (const name of readdirSync(dist).filter((n) => n.endsWith('.d.ts'))) rmSync(join(dist, name));
 writeFileSync(join(dist, 'index.d.ts'), declarations);
-const names = Object.keys(createRequire(join(dist, 'index.js'))('./index.js')).sort();
-writeFileSync(join(dist, 'index.mjs'), `import m from './index.js';\nexport const {${names.join(',')}}=m;\n`);
+writeFileSync(join(dist, 'index.mjs'), "export * from './index.js';\n");
 writeFileSync(join(dist, 'index.d.mts'), "export * from './index.js';\n");
+const names = Object.keys(createRequire(join(dist, 'index.js'))('./index.js'));
+const esm = await import(pathToFileURL(join(dist, 'index.mjs')).href);
+const missing = names.filter((name) => !(name in esm));
+if (missing.length > 0) throw new Error(`index.mjs does not re-export ${missing.join(', ')}: Node did not find them in index.js's module.exports`);
 
 
 /**

@@ -5,7 +5,7 @@
  * document is picked out of the range here. Needs only `fetch` (inject one
  * for tests, proxies or React Native).
  */
-import type { FollowDocument, RangeDocuments } from './documents.js';
+import type { Envelope, FollowDocument, RangeDocuments } from './documents.js';
 import { NETWORK_NAMES, type NetworkName } from './network.js';
 import { VerificationError } from './minisign.js';
 import { addressRequirement, isValidAddress } from './address.js';
@@ -36,7 +36,7 @@ export interface RangeClientOptions extends TrustOptions {
 }
 
 /** The release's range index: `api/ranges.json` (common envelope + layout). */
-export type RangesIndex = RangesIndexBody & { version: string; network: string; unit: string; as_of_height: number; updated_at: number };
+export type RangesIndex = RangesIndexBody & Envelope;
 
 /** One found document: its exact bytes as the router answers them, and the parsed value (typed, not checked). */
 export interface FoundDocument<T = unknown> {

@@ -27,6 +27,7 @@
  */
 import { sha256 } from './sha256.js';
 import { NETWORK_BASICS } from './network.js';
+import type { Envelope } from './documents.js';
 
 export const RANGE_KINDS = ['trace', 'address', 'follow', 'block'] as const;
 export type RangeKind = (typeof RANGE_KINDS)[number];
@@ -55,12 +56,7 @@ export interface RangesIndexBody {
 }
 
 /** The header of one range file (line 1 without `"documents":[`). */
-export interface RangeHeader {
-  version: string;
-  network: string;
-  unit: string;
-  as_of_height: number;
-  updated_at: number;
+export interface RangeHeader extends Envelope {
   range: {
     kind: RangeKind;
     prefix: string;
