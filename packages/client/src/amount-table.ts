@@ -10,7 +10,7 @@
  * (src/api/amount-table-encode.ts in pegscope) writes with these types.
  */
 import type { Litoshi } from './amount.js';
-import { isNetworkName, NETWORK_BASICS, type NetworkName, type Unit } from './network.js';
+import { isNetworkName, NETWORK_BASICS, notANetwork, type NetworkName, type Unit } from './network.js';
 
 /** Default link tolerance (0.002 coin): a peg-out matches peg-ins in [A, A + tolerance]. */
 export const DEFAULT_TOLERANCE: Litoshi = 200_000;
@@ -110,7 +110,7 @@ export function parseAmountTable(json: unknown, options: ParseAmountTableOptions
   if (value.version !== AMOUNT_TABLE_VERSION) {
     fail(`version is ${JSON.stringify(value.version)}, this client reads version "${AMOUNT_TABLE_VERSION}" (an older or newer pegscope; update the one that is behind)`);
   }
-  if (!isNetworkName(value.network)) fail(`network is ${JSON.stringify(value.network)}; expected one of mainnet, testnet, regtest, sim`);
+  if (!isNetworkName(value.network)) fail(notANetwork(value.network));
   if (value.network !== options.network) fail(`it is the ${value.network} table, but ${options.network} was asked for`);
   const network = value.network;
   if (value.unit !== NETWORK_BASICS[network].unit) fail(`unit is ${JSON.stringify(value.unit)}; ${network} counts in ${NETWORK_BASICS[network].unit}`);

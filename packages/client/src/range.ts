@@ -105,7 +105,7 @@ export function rangePrefix(key: string, prefixLength: number): string {
   return keyHash(key).slice(0, prefixLength);
 }
 
-/** The end of line 1 of a range file, before its line break: the documents array opened. */
+/** How line 1 of a range file ends (before its line break). */
 export const RANGE_DOCUMENTS_OPEN = ',"documents":[';
 /** What follows the last document line of a range file. */
 export const RANGE_END = ']}\n';
