@@ -11,6 +11,7 @@
  */
 import type { Litoshi } from './amount.js';
 import { isNetworkName, NETWORK_BASICS, notANetwork, type NetworkName, type Unit } from './network.js';
+import { ROUNDING_SIGNIFICANT_DIGITS } from './privacy.js';
 
 /** Default link tolerance (0.002 coin): a peg-out matches peg-ins in [A, A + tolerance]. */
 export const DEFAULT_TOLERANCE: Litoshi = 200_000;
@@ -86,6 +87,8 @@ type Json = Record<string, unknown>;
 
 /** A JSON object (not null, not an array). @internal */
 export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** The clock's Unix seconds. @internal */
+export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 
 function fail(problem: string): never {
@@ -121,13 +124,13 @@ export function parseAmountTable(json: unknown, options: ParseAmountTableOptions
   if (!isCount(tolerance) || tolerance === 0) fail(`tolerance must be a positive integer of litoshi, got ${JSON.stringify(tolerance)}`);
   const horizon = value.horizon_blocks;
   if (horizon !== null && (!isCount(horizon) || horizon === 0)) fail(`horizon_blocks must be a positive integer or null, got ${JSON.stringify(horizon)}`);
-  const digits = options.roundingDigits ?? 2;
+  const digits = options.roundingDigits ?? ROUNDING_SIGNIFICANT_DIGITS;
   const rounding = value.rounding;
   if (!isObject(rounding) || rounding.rule !== 'significant-digits' || rounding.digits !== digits) {
     fail(`rounding must be {"rule":"significant-digits","digits":${digits}}, got ${JSON.stringify(rounding)}`);
   }
   const updatedAt = value.updated_at as number;
-  const now = options.now ?? Math.floor(Date.now() / 1000);
+  const now = options.now ?? nowSeconds();
   return {
     table: {
       network, unit: NETWORK_BASICS[network].unit,

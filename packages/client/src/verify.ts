@@ -8,7 +8,7 @@ import { verifyEd25519 } from './ed25519.js';
 import {
   SignatureError, VerificationError, globalSignedBytes, parsePublicKey, parseSignature, parseTrustedComment, type MinisignPublicKey,
 } from './minisign.js';
-import { isObject } from './amount-table.js';
+import { isObject, nowSeconds } from './amount-table.js';
 import { keyHash, type RangeKind } from './range.js';
 import { otherNetwork } from './network.js';
 
@@ -100,7 +100,7 @@ export class SignedIndex {
     private readonly network: string,
     private readonly options: TrustOptions,
     private readonly get: GetReleaseText,
-    private readonly now: () => number = () => Math.floor(Date.now() / 1000),
+    private readonly now: () => number = nowSeconds,
   ) {
     this.newest = options.minHeight ?? 0;
   }
