@@ -15,7 +15,8 @@
  * The scanned databases are cached under .bench/ (scripts/lib/sim-cache.ts).
  */
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { buildAmountCounts, encodeAmountTable, parseAmountTable, type AmountCounts } from '@pegscope/client';
+import { parseAmountTable, type AmountCounts } from '@pegscope/client';
+import { buildAmountCounts, encodeAmountTable } from '../src/api/amount-table-encode.js';
 import type { SimPresetName } from '../src/chain/sim/index.js';
 import { fromBigint } from '../src/domain/amount.js';
 import type { Db } from '../src/store/db.js';

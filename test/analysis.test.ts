@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { analyze } from '../src/analysis/analyze.js';
 import { Db } from '../src/store/db.js';
 import { formatCoin } from '../src/domain/amount.js';
-import { buildAmountCounts, privacyOf, scoreOfSet } from '@pegscope/client';
+import { privacyOf, scoreOfSet } from '@pegscope/client';
+import { buildAmountCounts } from '../src/api/amount-table-encode.js';
 import { CHAIN_FACTS, DEFAULT_PARAMS as P, HIGH_CONFIDENCE, HIGH_RISK_SCORE, LABEL_CATEGORIES } from '../src/domain/model.js';
 import { COIN, insertChain, txid } from './helpers/analysis-fixture.js';
 

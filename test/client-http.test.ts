@@ -10,10 +10,11 @@ import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  AmountTableError, encodeRange, fetchAmountTable, LookupError, parseRange, rangePath, rangePrefix, RangeClient, RANGE_KINDS, RANGES_INDEX_PATH,
+  AmountTableError, fetchAmountTable, LookupError, parseRange, rangePath, rangePrefix, RangeClient, RANGE_KINDS, RANGES_INDEX_PATH,
   type RangeHeader, type RangeKind, type RangesIndex,
 } from '@pegscope/client';
 import { startServer } from '../src/serve/server.js';
+import { encodeRange } from '../src/api/range-file.js';
 import { exportTinyRelease, type TinyRelease } from './helpers/tiny-release.js';
 
 let release: TinyRelease;

@@ -12,11 +12,10 @@ import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { build, type BuildOptions } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildAmountCounts, encodeAmountTable, encodeRange, keyHash, parseAmountTable, privacyOf, rangePath, rangePrefix,
-  type AmountTableFile, type RangeHeader,
-} from '@pegscope/client';
+import { keyHash, parseAmountTable, privacyOf, rangePath, rangePrefix, type AmountTableFile, type RangeHeader } from '@pegscope/client';
 import { formatTrustedComment, generateSecretKey, publicKeyFile, signBytes } from '../src/trust/minisign.js';
+import { buildAmountCounts, encodeAmountTable } from '../src/api/amount-table-encode.js';
+import { encodeRange } from '../src/api/range-file.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const PACKAGE = join(ROOT, 'packages', 'client');
@@ -217,8 +216,7 @@ globalThis.result = run(globalThis.table, globalThis.files);
 });
 
 describe('types resolve without a cast', () => {
-  const source = `import { parseAmountTable, privacyOf, parseCoinAmount, formatCoin, RangeClient, type AmountTable, type FollowDocument, type Privacy } from '@pegscope/client';
-import { sha256 } from '@pegscope/client/sha256';
+  const source = `import { parseAmountTable, privacyOf, parseCoinAmount, formatCoin, RangeClient, sha256, type AmountTable, type FollowDocument, type Privacy } from '@pegscope/client';
 declare const fetched: unknown;
 const { table, ageSeconds }: { table: AmountTable; ageSeconds: number } = parseAmountTable(fetched, { network: 'mainnet' });
 const privacy: Privacy = privacyOf(table, parseCoinAmount('1.5'), 'pegin');

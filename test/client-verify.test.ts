@@ -11,10 +11,11 @@ import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  buildAmountCounts, encodeAmountTable, fetchAmountTable, parseAmountTable, parseRange, privacyOf, RangeClient, SignatureError, VerificationError,
+  fetchAmountTable, parseAmountTable, parseRange, privacyOf, RangeClient, SignatureError, VerificationError,
   type AmountTableFile, type Fetch, type RangeKind,
 } from '@pegscope/client';
 import { generateSecretKey, publicKeyFile, signBytes, type SecretKey } from '../src/trust/minisign.js';
+import { buildAmountCounts, encodeAmountTable } from '../src/api/amount-table-encode.js';
 import { exportTinyRelease, type TinyRelease } from './helpers/tiny-release.js';
 import { startPlainServer, type PlainServer } from './helpers/plain-server.js';
 import { startServer } from '../src/serve/server.js';

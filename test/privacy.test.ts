@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildAmountCounts, encodeAmountTable, countInRange, privacyOf, roundingBucket, scoreOfSet } from '@pegscope/client';
+import { countInRange, privacyOf, roundingBucket, scoreOfSet } from '@pegscope/client';
+import { buildAmountCounts, encodeAmountTable } from '../src/api/amount-table-encode.js';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 

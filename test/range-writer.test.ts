@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { encodeRange, rangePath, rangePrefix, type RangeHeader } from '@pegscope/client';
+import { rangePath, rangePrefix, type RangeHeader } from '@pegscope/client';
+import { encodeRange } from '../src/api/range-file.js';
 import { PreviousRanges, rangeBatches } from '../src/export/range-writer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pegscope-previous-ranges-'));

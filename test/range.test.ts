@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  canonicalKey, encodeRange, keyHash, parseRange, prefixLengthFor, RANGE_TARGET, RangeFormatError, type RangeHeader,
-} from '@pegscope/client';
-import { indexRange, rangeFileBytes } from '../src/api/range-file.js';
+import { canonicalKey, keyHash, parseRange, RangeFormatError, type RangeHeader } from '@pegscope/client';
+import { encodeRange, indexRange, rangeFileBytes } from '../src/api/range-file.js';
+import { prefixLengthFor, RANGE_TARGET } from '../src/export/ranges.js';
 
 const header = (keys: string[], chains?: string[]): RangeHeader => ({
   version: '1', network: 'sim', unit: 'rLTC', as_of_height: 10, updated_at: 20,

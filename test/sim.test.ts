@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBlock, type RawBlock } from '../src/chain/parse.js';
 import { parseTransaction } from '../src/chain/raw-tx.js';
 import { createSimSource, readSimTruth, SIM_LABELS_FILE, SIM_MWEB_ACTIVATION_HEIGHT, type SimTruth } from '../src/chain/sim/index.js';
-import { sha256d } from '@pegscope/client/sha256';
+import { sha256d } from '@pegscope/client';
 import { NETWORKS } from '../src/domain/network.js';
 import { recordingLines } from './helpers/fixtures.js';
 import { Db } from '../src/store/db.js';

@@ -3,9 +3,10 @@
  * their document lines by the router, which answers with those bytes, and by
  * the exporter, which copies unchanged documents from the previous release
  * into the ranges it rebuilds; built from document lines by the exporter.
- * Working on bytes spares decoding and encoding whole files as text.
+ * Working on bytes spares decoding and encoding whole files as text. The
+ * encoders live here, not in the wallet package: no wallet writes a range.
  */
-import { parseRangeHeader, RANGE_END, rangeHeadLine, RangeFormatError, type RangeHeader } from '@pegscope/client';
+import { parseRangeHeader, RANGE_DOCUMENTS_OPEN, RANGE_END, RangeFormatError, type RangeHeader } from '@pegscope/client';
 
 /** One range file, cut into its documents. */
 export interface IndexedRange {
@@ -45,6 +46,17 @@ export function indexRange(file: Buffer): IndexedRange {
     chains: new Map(chainKeys.map((key, i) => [key, lines[keys.length + i]!] as const)),
     bytes: file.length,
   };
+}
+
+/** Line 1 of a range file with its line break: the header, the documents array opened. */
+export function rangeHeadLine(header: RangeHeader): string {
+  return `${JSON.stringify(header).slice(0, -1)}${RANGE_DOCUMENTS_OPEN}\n`;
+}
+
+/** The text of a range file from its header and its documents (in header order: keys, then chains). */
+export function encodeRange(header: RangeHeader, documents: readonly string[]): string {
+  const lines = documents.map((d, i) => (i < documents.length - 1 ? `${d},\n` : `${d}\n`)).join('');
+  return `${rangeHeadLine(header)}${lines}${RANGE_END}`;
 }
 
 const SEPARATOR = Buffer.from(',\n');

@@ -3,7 +3,7 @@
  * parsers (raw-tx.ts, mweb.ts, parse.ts).
  */
 import { createHash, hash as oneShotHash } from 'node:crypto';
-import { sha256dInto, sha256Into } from '@pegscope/client/sha256';
+import { sha256dInto, sha256Into } from '@pegscope/client';
 
 export class ParseError extends Error {}
 

@@ -1,5 +1,5 @@
 import { base58check as makeBase58check, bech32, bech32m, hex } from '@scure/base';
-import { sha256 } from '@pegscope/client/sha256';
+import { sha256 } from '@pegscope/client';
 import type { NetworkParams } from './network.js';
 
 // The pure-JS sha256 (no node:crypto), so the explorer page bundles this same checksum code for the browser.

@@ -1,9 +1,11 @@
 /**
  * `api/amounts.json` (docs/amounts.md): the a_amounts rows in the wallet
- * client's format (packages/client/src/amount-table.ts), in the common
+ * client's format (packages/client/src/amount-table.ts; the encoder is
+ * src/api/amount-table-encode.ts), in the common
  * envelope, with the tolerance and horizon the analysis ran with.
  */
-import { buildAmountCounts, DEFAULT_TOLERANCE, encodeAmountTable, ROUNDING_SIGNIFICANT_DIGITS, type AmountTableFile, type Litoshi } from '@pegscope/client';
+import { DEFAULT_TOLERANCE, ROUNDING_SIGNIFICANT_DIGITS, type AmountTableFile, type Litoshi } from '@pegscope/client';
+import { buildAmountCounts, encodeAmountTable } from '../api/amount-table-encode.js';
 import type { AnalysisStamp } from '../api/envelope.js';
 import { fromBigint } from '../domain/amount.js';
 import type { Queryable } from '../store/db.js';

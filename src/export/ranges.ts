@@ -2,11 +2,31 @@
  * The range layout of a release (docs/static-hosting.md): how long each kind's prefix is,
  * and the host budget every release is checked against.
  */
-import { prefixLengthFor, RANGE_KINDS, RANGE_TARGET, type RangeKind } from '@pegscope/client';
+import { RANGE_KINDS, type RangeKind } from '@pegscope/client';
 
 /** Per-query documents packed into range files (the default), or one file per query (an nginx-only mirror answering ?q=). */
 export type Layout = 'ranges' | 'files';
 export const LAYOUTS: readonly Layout[] = ['ranges', 'files'];
+
+/**
+ * Documents per range the layout aims at.
+ * @remarks Enough company for k-anonymity, small enough to fetch often.
+ */
+export const RANGE_TARGET = { min: 50, max: 200 } as const;
+
+/**
+ * The prefix length of a kind with `documents` documents.
+ * @remarks The one whose mean range size is closest (on a log scale) to the
+ * middle of RANGE_TARGET; at least 1 so a range is never the whole kind.
+ */
+export function prefixLengthFor(documents: number): number {
+  const middle = Math.sqrt(RANGE_TARGET.min * RANGE_TARGET.max);
+  let best = 1;
+  for (let length = 2; 16 ** length <= Math.max(16, documents) * 16; length++) {
+    if (Math.abs(Math.log(documents / 16 ** length / middle)) < Math.abs(Math.log(documents / 16 ** best / middle))) best = length;
+  }
+  return best;
+}
 
 /** What a static host accepts (docs/static-hosting.md): files, the largest file, all bytes; null = no limit. */
 export interface HostBudget {

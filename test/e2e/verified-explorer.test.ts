@@ -9,7 +9,8 @@ import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { buildAmountCounts, encodeAmountTable, parseAmountTable, parseRange, type AmountTableFile } from '@pegscope/client';
+import { parseAmountTable, parseRange, type AmountTableFile } from '@pegscope/client';
+import { buildAmountCounts, encodeAmountTable } from '../../src/api/amount-table-encode.js';
 import { EXPLORER_PUBLIC_KEYS_META } from '../../src/api/explorer.js';
 import { generateSecretKey, publicKeyFile } from '../../src/trust/minisign.js';
 import { exportTinyRelease, type TinyRelease } from '../helpers/tiny-release.js';

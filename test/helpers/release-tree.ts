@@ -13,7 +13,7 @@ import { ENDPOINTS } from '../../src/api/params.js';
 import { coinNumber } from '../../src/domain/amount.js';
 import { decodeScript } from '../../src/domain/address.js';
 import { NETWORKS } from '../../src/domain/network.js';
-import { buildAmountCounts, encodeAmountTable } from '@pegscope/client';
+import { buildAmountCounts, encodeAmountTable } from '../../src/api/amount-table-encode.js';
 import { toCsv } from '../../src/api/csv.js';
 import { writeHandManifest } from './manifest.js';
 

@@ -1,26 +1,23 @@
 // Builds the package into dist/ (run by the root's `npm run build`):
-//   <entry>.js     CommonJS, bundled and minified by esbuild: the one implementation
+//   index.js       CommonJS, bundled and minified by esbuild: the one implementation
 //                  (also the `react-native` condition: Metro reads it without .mjs support)
-//   <entry>.mjs    the ES module entry: re-exports <entry>.js by name, so `import`
-//                  and `require` share one instance (no dual-package hazard) and
-//                  the install stays small
+//   index.mjs      the ES module entry: `export *` of index.js, so `import` and
+//                  `require` share one instance (no dual-package hazard) and the
+//                  install stays small; Node finds index.js's names by reading its
+//                  `module.exports={…}` (checked below), bundlers at run time
 //   index.d.ts     the declarations with their doc comments, in one file (tsc;
 //                  documents.d.ts as generated from schemas/ by scripts/gen-schemas.ts),
-//                  sha256.d.ts re-exporting its part, and <entry>.d.mts re-exporting
-//                  them for `import`
-// Entries: index (the package) and sha256 (the pipeline's hash, `@pegscope/client/sha256`).
-// index bundles the hash too (range keys are sha256 prefixes), so sha256.js
-// re-exports it from index.js instead of bundling a second copy.
+//                  and index.d.mts re-exporting them for `import`
+// One entry: the pipeline imports its SHA-256 from the package's main entry too.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
-const ENTRIES = ['index', 'sha256'];
 
 rmSync(dist, { recursive: true, force: true });
 // tsc from the PATH npm run sets up (the workspace root's TypeScript); it type-checks and writes the declarations.
@@ -40,7 +37,7 @@ const bundled = await build({
   bundle: true, format: 'esm', platform: 'neutral', target: 'es2020', minify: true, logLevel: 'warning',
 });
 writeFileSync(join(dist, 'index.js'), commonJs(bundled.outputFiles[0].text));
-// One declaration file, dist/index.d.ts (bundleDeclarations); sha256.d.ts re-exports its part.
+// One declaration file, dist/index.d.ts (bundleDeclarations).
 // Declarations no entry reaches (a module only the bundle uses, such as ed25519.ts) are not shipped.
 const reached = new Set();
 const reach = (name) => {
@@ -53,17 +50,12 @@ const declarations = bundleDeclarations(readFileSync(join(dist, 'index.d.ts'), '
   [...reached].filter((name) => name !== 'index.d.ts').sort().map((name) => tidyDeclarations(readFileSync(join(dist, name), 'utf8'))));
 for (const name of readdirSync(dist).filter((n) => n.endsWith('.d.ts'))) rmSync(join(dist, name));
 writeFileSync(join(dist, 'index.d.ts'), declarations);
-// The names src/sha256.ts exports: an ES module build's metafile lists them (a CommonJS one does not).
-const listed = await build({ absWorkingDir: root, entryPoints: ['src/sha256.ts'], bundle: true, format: 'esm', write: false, metafile: true, outdir: dist, logLevel: 'warning' });
-const hashNames = Object.values(listed.metafile.outputs)[0].exports;
-writeFileSync(join(dist, 'sha256.d.ts'), `export { ${hashNames.join(', ')} } from './index.js';\n`);
-writeFileSync(join(dist, 'sha256.js'), `"use strict";const m=require("./index.js");module.exports={${hashNames.map((n) => `${n}:m.${n}`).join(',')}};\n`);
-const require = createRequire(join(dist, 'index.js'));
-for (const name of ENTRIES) {
-  const names = Object.keys(require(`./${name}.js`)).sort();
-  writeFileSync(join(dist, `${name}.mjs`), `import m from './${name}.js';\nexport const {${names.join(',')}}=m;\n`);
-  writeFileSync(join(dist, `${name}.d.mts`), `export * from './${name}.js';\n`);
-}
+writeFileSync(join(dist, 'index.mjs'), "export * from './index.js';\n");
+writeFileSync(join(dist, 'index.d.mts'), "export * from './index.js';\n");
+const names = Object.keys(createRequire(join(dist, 'index.js'))('./index.js'));
+const esm = await import(pathToFileURL(join(dist, 'index.mjs')).href);
+const missing = names.filter((name) => !(name in esm));
+if (missing.length > 0) throw new Error(`index.mjs does not re-export ${missing.join(', ')}: Node did not find them in index.js's module.exports`);
 
 
 /**

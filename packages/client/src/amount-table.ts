@@ -6,10 +6,12 @@
  * difference to the one before; sorted ascending, so every delta is ≥ 1)
  * and their counts, which roughly halves the gzipped size of
  * `[amount, count]` pairs. `parseAmountTable` checks a fetched table and
- * decodes it into the rows `privacyOf` reads.
+ * decodes it into the rows `privacyOf` reads; the exporter's encoder
+ * (src/api/amount-table-encode.ts in pegscope) writes with these types.
  */
 import type { Litoshi } from './amount.js';
-import { isNetworkName, NETWORK_BASICS, type NetworkName, type Unit } from './network.js';
+import { isNetworkName, NETWORK_BASICS, notANetwork, type NetworkName, type Unit } from './network.js';
+import { ROUNDING_SIGNIFICANT_DIGITS } from './privacy.js';
 
 /** Default link tolerance (0.002 coin): a peg-out matches peg-ins in [A, A + tolerance]. */
 export const DEFAULT_TOLERANCE: Litoshi = 200_000;
@@ -60,68 +62,10 @@ export interface AmountTable extends AmountCounts {
   horizon_blocks: number | null;
 }
 
-export interface AmountCountsInput {
-  pegin: Iterable<readonly [Litoshi, number]>;
-  pegout: Iterable<readonly [Litoshi, number]>;
-  tolerance?: Litoshi;
-}
-
 /** A fetched amount table that cannot be used (parseAmountTable). */
 export class AmountTableError extends Error {
   // Set in index.ts, on the prototype (an Error subclass inherits the name 'Error').
   declare readonly name: 'AmountTableError';
-}
-
-/** Rows with counts merged per amount, sorted ascending, zero counts dropped. */
-export function buildAmountCounts(input: AmountCountsInput): AmountCounts {
-  return { tolerance: input.tolerance ?? DEFAULT_TOLERANCE, pegin: mergeCounts(input.pegin), pegout: mergeCounts(input.pegout) };
-}
-
-function mergeCounts(rows: Iterable<readonly [Litoshi, number]>): AmountCount[] {
-  const counts = new Map<Litoshi, number>();
-  for (const [amount, count] of rows) {
-    if (!Number.isSafeInteger(amount) || amount <= 0) throw new AmountTableError(`amount table: ${amount} is not a positive litoshi amount`);
-    if (!Number.isSafeInteger(count) || count < 0) throw new AmountTableError(`amount table: count ${count} for ${amount} is not a non-negative integer`);
-    if (count > 0) counts.set(amount, (counts.get(amount) ?? 0) + count);
-  }
-  return [...counts.entries()].sort((a, b) => a[0] - b[0]);
-}
-
-export interface AmountTableFacts {
-  network: NetworkName;
-  as_of_height: number;
-  updated_at: number;
-  horizon_blocks: number | null;
-  /** The rounding digits privacy scoring uses (ROUNDING_SIGNIFICANT_DIGITS). */
-  rounding_digits: number;
-}
-
-/** The published file of a table (the exporter writes this). */
-export function encodeAmountTable(facts: AmountTableFacts, counts: AmountCounts): AmountTableFile {
-  return {
-    version: AMOUNT_TABLE_VERSION,
-    network: facts.network,
-    unit: NETWORK_BASICS[facts.network].unit,
-    as_of_height: facts.as_of_height,
-    updated_at: facts.updated_at,
-    tolerance: counts.tolerance,
-    horizon_blocks: facts.horizon_blocks,
-    rounding: { rule: 'significant-digits', digits: facts.rounding_digits },
-    pegin: encodeSide(counts.pegin),
-    pegout: encodeSide(counts.pegout),
-  };
-}
-
-function encodeSide(rows: readonly AmountCount[]): EncodedAmounts {
-  const amount_deltas: number[] = [];
-  const counts: number[] = [];
-  let previous = 0;
-  for (const [amount, count] of rows) {
-    amount_deltas.push(amount - previous);
-    counts.push(count);
-    previous = amount;
-  }
-  return { amount_deltas, counts };
 }
 
 export interface ParseAmountTableOptions {
@@ -143,6 +87,8 @@ type Json = Record<string, unknown>;
 
 /** A JSON object (not null, not an array). @internal */
 export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** The clock's Unix seconds. @internal */
+export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 
 function fail(problem: string): never {
@@ -167,7 +113,7 @@ export function parseAmountTable(json: unknown, options: ParseAmountTableOptions
   if (value.version !== AMOUNT_TABLE_VERSION) {
     fail(`version is ${JSON.stringify(value.version)}, this client reads version "${AMOUNT_TABLE_VERSION}" (an older or newer pegscope; update the one that is behind)`);
   }
-  if (!isNetworkName(value.network)) fail(`network is ${JSON.stringify(value.network)}; expected one of mainnet, testnet, regtest, sim`);
+  if (!isNetworkName(value.network)) fail(notANetwork(value.network));
   if (value.network !== options.network) fail(`it is the ${value.network} table, but ${options.network} was asked for`);
   const network = value.network;
   if (value.unit !== NETWORK_BASICS[network].unit) fail(`unit is ${JSON.stringify(value.unit)}; ${network} counts in ${NETWORK_BASICS[network].unit}`);
@@ -178,13 +124,13 @@ export function parseAmountTable(json: unknown, options: ParseAmountTableOptions
   if (!isCount(tolerance) || tolerance === 0) fail(`tolerance must be a positive integer of litoshi, got ${JSON.stringify(tolerance)}`);
   const horizon = value.horizon_blocks;
   if (horizon !== null && (!isCount(horizon) || horizon === 0)) fail(`horizon_blocks must be a positive integer or null, got ${JSON.stringify(horizon)}`);
-  const digits = options.roundingDigits ?? 2;
+  const digits = options.roundingDigits ?? ROUNDING_SIGNIFICANT_DIGITS;
   const rounding = value.rounding;
   if (!isObject(rounding) || rounding.rule !== 'significant-digits' || rounding.digits !== digits) {
     fail(`rounding must be {"rule":"significant-digits","digits":${digits}}, got ${JSON.stringify(rounding)}`);
   }
   const updatedAt = value.updated_at as number;
-  const now = options.now ?? Math.floor(Date.now() / 1000);
+  const now = options.now ?? nowSeconds();
   return {
     table: {
       network, unit: NETWORK_BASICS[network].unit,

@@ -16,6 +16,9 @@ export class AmountError extends Error {
   declare readonly name: 'AmountError';
 }
 
+/** How a coin amount is written, as the errors say it. */
+const WRITTEN = 'with at most 8 decimals and no spaces (e.g. 1.5)';
+
 const quote = (text: string): string => JSON.stringify(text.length > MAX_QUOTE ? `${text.slice(0, MAX_QUOTE)}…` : text);
 
 /**
@@ -26,7 +29,7 @@ const quote = (text: string): string => JSON.stringify(text.length > MAX_QUOTE ?
  */
 export function parseCoinAmount(text: string): Litoshi {
   const match = DECIMAL_AMOUNT.exec(text);
-  if (!match) throw new AmountError(`${quote(text)} is not a coin amount: write digits with at most 8 decimals and no spaces (e.g. 1.5)`);
+  if (!match) throw new AmountError(`${quote(text)} is not a coin amount: write digits ${WRITTEN}`);
   const whole = Number(match[1]);
   const fraction = Number((match[2] ?? '').padEnd(8, '0'));
   const litoshi = whole * LITOSHI_PER_COIN + fraction;
@@ -42,7 +45,7 @@ export function parseCoinAmount(text: string): Litoshi {
  */
 export function parsePositiveCoinAmount(text: string): Litoshi {
   const litoshi = DECIMAL_AMOUNT.test(text) ? parseCoinAmount(text) : 0;
-  if (litoshi === 0) throw new AmountError(`${quote(text)} is not a coin amount greater than 0 with at most 8 decimals and no spaces (e.g. 1.5)`);
+  if (litoshi === 0) throw new AmountError(`${quote(text)} is not a coin amount greater than 0 ${WRITTEN}`);
   return litoshi;
 }
 

@@ -1,14 +1,12 @@
 // Fetching the amount table with its ETag, so a wallet that refreshes it often
 // downloads it only when it changed (docs/amounts.md, "Caching").
 import { AmountTableError, parseAmountTable, type AmountTable } from './amount-table.js';
-import { directory, platformFetch, type FetchSignal } from './lookup.js';
+import { directory, platformFetch, type Fetch, type FetchSignal } from './lookup.js';
 import type { NetworkName } from './network.js';
 import { checkDigest, SignedIndex, trustedKeys, type TrustOptions, type Verified } from './verify.js';
 
-/** Fetch with the response's headers, for the ETag. */
-export type FetchWithHeaders = (url: string, init?: { headers?: Record<string, string>; signal?: FetchSignal }) => Promise<{
-  ok: boolean; status: number; headers: { get(name: string): string | null }; text(): Promise<string>;
-}>;
+/** Fetch whose response has its headers, for the ETag. */
+export type FetchWithHeaders = (...args: Parameters<Fetch>) => Promise<Awaited<ReturnType<Fetch>> & { headers: { get(name: string): string | null } }>;
 
 /** With `publicKeys`, the table is checked against the signed index (docs/verifying.md) and `sha256` replaces `etag`. */
 export interface FetchAmountTableOptions extends TrustOptions {
@@ -29,9 +27,8 @@ export interface FetchAmountTableOptions extends TrustOptions {
 export type VerifiedTable = Verified & { sha256: string };
 
 /** `verified` is set when publicKeys were given. */
-export type FetchedAmountTable =
-  | { notModified: true; table: null; ageSeconds: null; etag: string | null; verified?: VerifiedTable }
-  | { notModified: false; table: AmountTable; ageSeconds: number; etag: string | null; verified?: VerifiedTable };
+export type FetchedAmountTable = { etag: string | null; verified?: VerifiedTable }
+  & ({ notModified: true; table: null; ageSeconds: null } | { notModified: false; table: AmountTable; ageSeconds: number });
 
 const AMOUNTS_PATH = 'api/amounts.json';
 

@@ -22,8 +22,8 @@ export {
   type Privacy, type Rating, type Side, type Suggestion,
 } from './privacy.js';
 export {
-  parseAmountTable, encodeAmountTable, buildAmountCounts, AmountTableError, DEFAULT_TOLERANCE, AMOUNT_TABLE_VERSION,
-  type AmountTable, type AmountTableFile, type AmountCount, type AmountCounts, type AmountCountsInput, type AmountTableFacts,
+  parseAmountTable, AmountTableError, DEFAULT_TOLERANCE, AMOUNT_TABLE_VERSION,
+  type AmountTable, type AmountTableFile, type AmountCount, type AmountCounts,
   type EncodedAmounts, type ParseAmountTableOptions, type ParsedAmountTable,
 } from './amount-table.js';
 export {
@@ -41,11 +41,11 @@ export { NETWORK_BASICS, NETWORK_NAMES, isNetworkName, type NetworkBasics, type 
 export {
   RangeClient, LookupError, type Fetch, type FetchSignal, type FoundDocument, type RangeClientOptions, type RangesIndex,
 } from './lookup.js';
-// Also at @pegscope/client/sha256, which re-exports these (one copy of the hash in the package).
+// The pipeline hashes blocks with these too (src/chain).
 export { sha256, sha256d, sha256Into, sha256dInto } from './sha256.js';
 export {
-  canonicalKey, keyHash, rangePrefix, rangePath, parseRange, parseRangeHeader, encodeRange, rangeHeadLine, prefixLengthFor, isRangeKind,
-  RangeFormatError, RANGE_KINDS, RANGE_HASH, RANGES_INDEX_PATH, RANGE_TARGET, RANGE_END,
+  canonicalKey, keyHash, rangePrefix, rangePath, parseRange, parseRangeHeader, isRangeKind,
+  RangeFormatError, RANGE_KINDS, RANGE_HASH, RANGES_INDEX_PATH, RANGE_DOCUMENTS_OPEN, RANGE_END,
   type ParsedRange, type RangeHeader, type RangeKind, type RangeLayout, type RangesIndexBody,
 } from './range.js';
 export {

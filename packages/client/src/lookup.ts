@@ -5,8 +5,8 @@
  * document is picked out of the range here. Needs only `fetch` (inject one
  * for tests, proxies or React Native).
  */
-import type { FollowDocument, RangeDocuments } from './documents.js';
-import { NETWORK_NAMES, type NetworkName } from './network.js';
+import type { Envelope, FollowDocument, RangeDocuments } from './documents.js';
+import { isNetworkName, notANetwork, otherNetwork, type NetworkName } from './network.js';
 import { VerificationError } from './minisign.js';
 import { addressRequirement, isValidAddress } from './address.js';
 import {
@@ -36,7 +36,7 @@ export interface RangeClientOptions extends TrustOptions {
 }
 
 /** The release's range index: `api/ranges.json` (common envelope + layout). */
-export type RangesIndex = RangesIndexBody & { version: string; network: string; unit: string; as_of_height: number; updated_at: number };
+export type RangesIndex = RangesIndexBody & Envelope;
 
 /** One found document: its exact bytes as the router answers them, and the parsed value (typed, not checked). */
 export interface FoundDocument<T = unknown> {
@@ -66,6 +66,13 @@ export function platformFetch<F>(Refusal: new (message: string) => Error): F {
 /** A fetched path that answered 404: the layout that named it may be out of date. @internal */
 export class NotFound extends LookupError {}
 
+/** The prefix and path of the range that holds `key`, in a layout of `kind` (the plain or the signed index's). */
+function locate(layout: { prefix_length: number } | undefined, kind: RangeKind, key: string): { prefix: string; path: string } {
+  if (!layout) throw new LookupError(`the release has no ${kind} ranges`);
+  const prefix = rangePrefix(key, layout.prefix_length);
+  return { prefix, path: rangePath(kind, prefix) };
+}
+
 /** Private lookups by range (docs/api.md, "Private lookups for wallets"). */
 export class RangeClient {
   private readonly base: string;
@@ -76,9 +83,7 @@ export class RangeClient {
   private readonly signed: SignedIndex | null;
 
   constructor(opts: RangeClientOptions) {
-    if (!(NETWORK_NAMES as readonly string[]).includes(opts.network)) {
-      throw new LookupError(`network is ${JSON.stringify(opts.network)}; expected one of ${NETWORK_NAMES.join(', ')}`);
-    }
+    if (!isNetworkName(opts.network)) throw new LookupError(notANetwork(opts.network));
     this.base = directory(opts.base);
     this.network = opts.network;
     this.timeoutMs = opts.timeoutMs;
@@ -164,10 +169,7 @@ export class RangeClient {
   }
 
   private async rangeOf(index: RangesIndex, kind: RangeKind, key: string): Promise<{ path: string; range: ParsedRange }> {
-    const layout = index.kinds[kind];
-    if (!layout) throw new LookupError(`the release has no ${kind} ranges`);
-    const prefix = rangePrefix(key, layout.prefix_length);
-    const path = rangePath(kind, prefix);
+    const { prefix, path } = locate(index.kinds[kind], kind, key);
     return { path, range: this.checkedRange(path, await this.getText(path), kind, prefix) };
   }
 
@@ -180,10 +182,7 @@ export class RangeClient {
   private async verifiedRange(signed: SignedIndex, kind: RangeKind, key: string): Promise<{ path: string; range: ParsedRange }> {
     let index: VerifiedIndex = await signed.index();
     for (let attempt = 0; ; attempt++) {
-      const layout = index.body.ranges[kind];
-      if (!layout) throw new LookupError(`the release has no ${kind} ranges`);
-      const prefix = rangePrefix(key, layout.prefix_length);
-      const path = rangePath(kind, prefix);
+      const { prefix, path } = locate(index.body.ranges[kind], kind, key);
       try {
         const [digest, text] = await Promise.all([signed.rangeDigest(index, kind, prefix), this.getText(path)]);
         checkDigest(path, text, digest);
@@ -235,7 +234,7 @@ export class RangeClient {
   }
 
   private checkNetwork(path: string, network: string): void {
-    if (network !== this.network) throw new LookupError(`${this.base}${path} is of the ${network} release, but ${this.network} was asked for`);
+    if (network !== this.network) throw new LookupError(otherNetwork(`${this.base}${path}`, network, this.network));
   }
 
   private async getText(path: string): Promise<string> {

@@ -4,7 +4,6 @@
  * (src/domain/network.ts) are built on these, so the two never disagree.
  */
 export type NetworkName = 'mainnet' | 'testnet' | 'regtest' | 'sim';
-export const NETWORK_NAMES: readonly NetworkName[] = ['mainnet', 'testnet', 'regtest', 'sim'];
 
 export type Unit = 'LTC' | 'tLTC' | 'rLTC';
 
@@ -22,6 +21,14 @@ export const NETWORK_BASICS: Readonly<Record<NetworkName, NetworkBasics>> = {
   sim: { name: 'sim', unit: 'rLTC', bech32Hrp: 'rltc' },
 };
 
+export const NETWORK_NAMES = Object.keys(NETWORK_BASICS) as readonly NetworkName[];
+
 export function isNetworkName(name: unknown): name is NetworkName {
   return typeof name === 'string' && (NETWORK_NAMES as readonly string[]).includes(name);
 }
+
+/** What is wrong with a `network` that is not one of NETWORK_NAMES. @internal */
+export const notANetwork = (network: unknown): string => `network is ${JSON.stringify(network)}; expected one of ${NETWORK_NAMES.join(', ')}`;
+
+/** What is wrong with a `file` of another network's release than the one `asked` for. @internal */
+export const otherNetwork = (file: string, network: unknown, asked: string): string => `${file} is of the ${network} release, but ${asked} was asked for`;

@@ -21,11 +21,13 @@
  * that order. A block range lists `aliases`: block hashes hashing to this
  * prefix with their height (a block's canonical key is its height).
  *
- * Pure and dependency-free: the exporter writes with it, the router and
- * the wallet client read with it.
+ * Pure and dependency-free: the router and the wallet client read with it;
+ * the exporter writes with its constants and types (src/api/range-file.ts
+ * in pegscope, out of the wallet's install).
  */
 import { sha256 } from './sha256.js';
 import { NETWORK_BASICS } from './network.js';
+import type { Envelope } from './documents.js';
 
 export const RANGE_KINDS = ['trace', 'address', 'follow', 'block'] as const;
 export type RangeKind = (typeof RANGE_KINDS)[number];
@@ -33,12 +35,6 @@ export type RangeKind = (typeof RANGE_KINDS)[number];
 export const RANGE_HASH = 'sha256';
 /** The index of a release's range layout: prefix length and document count per kind. */
 export const RANGES_INDEX_PATH = 'api/ranges.json';
-
-/**
- * Documents per range the layout aims at.
- * @remarks Enough company for k-anonymity, small enough to fetch often.
- */
-export const RANGE_TARGET = { min: 50, max: 200 } as const;
 
 export const rangePath = (kind: RangeKind, prefix: string): string => `api/range/${kind}/${prefix}.json`;
 
@@ -60,12 +56,7 @@ export interface RangesIndexBody {
 }
 
 /** The header of one range file (line 1 without `"documents":[`). */
-export interface RangeHeader {
-  version: string;
-  network: string;
-  unit: string;
-  as_of_height: number;
-  updated_at: number;
+export interface RangeHeader extends Envelope {
   range: {
     kind: RangeKind;
     prefix: string;
@@ -114,34 +105,10 @@ export function rangePrefix(key: string, prefixLength: number): string {
   return keyHash(key).slice(0, prefixLength);
 }
 
-/**
- * The prefix length of a kind with `documents` documents.
- * @remarks The one whose mean range size is closest (on a log scale) to the
- * middle of RANGE_TARGET; at least 1 so a range is never the whole kind.
- */
-export function prefixLengthFor(documents: number): number {
-  const middle = Math.sqrt(RANGE_TARGET.min * RANGE_TARGET.max);
-  let best = 1;
-  for (let length = 2; 16 ** length <= Math.max(16, documents) * 16; length++) {
-    if (Math.abs(Math.log(documents / 16 ** length / middle)) < Math.abs(Math.log(documents / 16 ** best / middle))) best = length;
-  }
-  return best;
-}
-
-const DOCUMENTS_OPEN = ',"documents":[';
+/** How line 1 of a range file ends (before its line break). */
+export const RANGE_DOCUMENTS_OPEN = ',"documents":[';
 /** What follows the last document line of a range file. */
 export const RANGE_END = ']}\n';
-
-/** Line 1 of a range file with its line break: the header, the documents array opened. */
-export function rangeHeadLine(header: RangeHeader): string {
-  return `${JSON.stringify(header).slice(0, -1)}${DOCUMENTS_OPEN}\n`;
-}
-
-/** The bytes of a range file from its header and its documents (in header order: keys, then chains). */
-export function encodeRange(header: RangeHeader, documents: readonly string[]): string {
-  const lines = documents.map((d, i) => (i < documents.length - 1 ? `${d},\n` : `${d}\n`)).join('');
-  return `${rangeHeadLine(header)}${lines}${RANGE_END}`;
-}
 
 /** Text that is not a range file. */
 export class RangeFormatError extends Error {
@@ -151,8 +118,8 @@ export class RangeFormatError extends Error {
 
 /** Parses line 1 of a range file. */
 export function parseRangeHeader(firstLine: string): RangeHeader {
-  if (!firstLine.endsWith(DOCUMENTS_OPEN)) throw new RangeFormatError('not a range file: line 1 does not end with "documents":[');
-  const header = JSON.parse(`${firstLine.slice(0, -DOCUMENTS_OPEN.length)}}`) as RangeHeader;
+  if (!firstLine.endsWith(RANGE_DOCUMENTS_OPEN)) throw new RangeFormatError('not a range file: line 1 does not end with "documents":[');
+  const header = JSON.parse(`${firstLine.slice(0, -RANGE_DOCUMENTS_OPEN.length)}}`) as RangeHeader;
   if (!header.range || !Array.isArray(header.range.keys)) throw new RangeFormatError('not a range file: the header has no range.keys');
   return header;
 }
@@ -172,7 +139,7 @@ export function parseRange(text: string): ParsedRange {
   const keys = header.range.keys;
   const chainKeys = header.range.chains ?? [];
   const count = keys.length + chainKeys.length;
-  if (lines.length !== count + 3 || lines[count + 1] !== ']}' || lines[count + 2] !== '') {
+  if (lines.length !== count + 3 || `${lines[count + 1]}\n${lines[count + 2]}` !== RANGE_END) {
     throw new RangeFormatError(`range ${header.range.kind}/${header.range.prefix}: expected ${count} document lines`);
   }
   const line = (i: number): string => {

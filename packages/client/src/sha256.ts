@@ -1,6 +1,6 @@
 /**
  * SHA-256 in plain JS for short messages: range keys here, and in the
- * pipeline (`@pegscope/client/sha256`) the headers, small transactions and
+ * pipeline (src/chain) the headers, small transactions and
  * merkle pairs a block is made of. node:crypto costs ~2 µs per call in
  * binding overhead alone and is not in browsers; this runs a 64-byte
  * compression in well under a microsecond without allocating, which makes

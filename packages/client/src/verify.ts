@@ -8,8 +8,9 @@ import { verifyEd25519 } from './ed25519.js';
 import {
   SignatureError, VerificationError, globalSignedBytes, parsePublicKey, parseSignature, parseTrustedComment, type MinisignPublicKey,
 } from './minisign.js';
-import { isObject } from './amount-table.js';
+import { isObject, nowSeconds } from './amount-table.js';
 import { keyHash, type RangeKind } from './range.js';
+import { otherNetwork } from './network.js';
 
 /** Where the wallet's signed index lies in a release. @internal */
 export const SIGNED_INDEX_PATH = 'api/signed.json';
@@ -99,7 +100,7 @@ export class SignedIndex {
     private readonly network: string,
     private readonly options: TrustOptions,
     private readonly get: GetReleaseText,
-    private readonly now: () => number = () => Math.floor(Date.now() / 1000),
+    private readonly now: () => number = nowSeconds,
   ) {
     this.newest = options.minHeight ?? 0;
   }
@@ -182,7 +183,7 @@ export class SignedIndex {
       || !Number.isSafeInteger(verified.as_of_height) || !Number.isSafeInteger(verified.signed_at) || !isIndexBody(body)) {
       throw new VerificationError(`${SIGNED_INDEX_PATH} is not an index of the release its trusted comment names (${signedFor})`, 'mismatch');
     }
-    if (body.network !== this.network) throw new VerificationError(`${SIGNED_INDEX_PATH} is of the ${body.network} release, but ${this.network} was asked for`, 'mismatch');
+    if (body.network !== this.network) throw new VerificationError(otherNetwork(SIGNED_INDEX_PATH, body.network, this.network), 'mismatch');
     if (verified.as_of_height < this.newest) {
       throw new VerificationError(`rollback: the release is at height ${verified.as_of_height}, older than height ${this.newest} already verified`, 'rollback');
     }

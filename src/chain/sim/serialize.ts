@@ -6,9 +6,9 @@
  *               | inputs | outputs | kernels
  * Hashes are double SHA-256 in internal byte order; display order is reversed.
  */
-import { sha256d } from '@pegscope/client/sha256';
+import { sha256d } from '@pegscope/client';
 
-export { sha256, sha256d } from '@pegscope/client/sha256';
+export { sha256, sha256d } from '@pegscope/client';
 
 export const displayHex = (internal: Uint8Array): string => Buffer.from(internal).reverse().toString('hex');
 
