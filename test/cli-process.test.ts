@@ -104,7 +104,7 @@ describe('pegscope verify --json', () => {
     const ran = await pegscope(['verify', '--json', work]);
     expect(ran.code).toBe(2);
     expect(ran.stdout).toBe('');
-    expect(ran.stderr).toMatch(/^pegscope: .*manifest\.json/);
+    expect(ran.stderr).toMatch(/^pegscope verify: .*manifest\.json/);
   });
 });
 

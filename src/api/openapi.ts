@@ -89,9 +89,12 @@ const headerRefs = (...names: string[]): JsonSchema =>
     return [name, { $ref: `#/components/headers/${name}` }];
   }));
 const RATE_HEADERS = ['RateLimit-Policy', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
-const EVERY_ANSWER = ['Access-Control-Allow-Origin', 'Access-Control-Expose-Headers', ...RATE_HEADERS];
+const CORS_HEADERS = ['Access-Control-Allow-Origin', 'Access-Control-Expose-Headers'];
+const EVERY_ANSWER = [...CORS_HEADERS, ...RATE_HEADERS];
 const DOCUMENT_HEADERS = headerRefs('ETag', 'Cache-Control', 'X-Pegscope-Release', ...EVERY_ANSWER);
-const FILE_HEADERS = headerRefs('ETag', 'Last-Modified', 'Accept-Ranges', 'Cache-Control', 'X-Pegscope-Release', ...EVERY_ANSWER);
+// A release file fetched by its path is never rate limited (docs/api.md "Rate limits"): no RateLimit-* headers.
+const FILE_DOCUMENT_HEADERS = headerRefs('ETag', 'Cache-Control', 'X-Pegscope-Release', ...CORS_HEADERS);
+const FILE_HEADERS = headerRefs('ETag', 'Last-Modified', 'Accept-Ranges', 'Cache-Control', 'X-Pegscope-Release', ...CORS_HEADERS);
 
 const errorResponse = (description: string, ...extra: string[]): JsonSchema => ({
   description, headers: headerRefs(...EVERY_ANSWER, ...extra), content: { 'application/json': { schema: schemaRef('error') } },
@@ -228,10 +231,14 @@ function rangePaths(): Record<string, JsonSchema> {
   const prefix = pathParam('prefix', `the first hex digits of sha256(key); /${RANGES_INDEX_PATH} gives each kind's length`, { type: 'string', pattern: '^[0-9a-f]{1,8}$' });
   const paths: Record<string, JsonSchema> = {};
   for (const [path, id] of [[`/${RANGES_INDEX_PATH}`, 'ranges_json'], ['/api/ranges', 'ranges']] as const) {
-    paths[path] = operation({ id, summary: 'the range layout: per kind the prefix length, the hash and the document count (404 for a release with one file per query)', tag: 'range layout', content: json(schemaRef('ranges')) });
+    paths[path] = operation({ id, summary: 'the range layout: per kind the prefix length, the hash and the document count (404 for a release with one file per query)', tag: 'range layout', content: json(schemaRef('ranges')),
+      headers: path.endsWith('.json') ? FILE_DOCUMENT_HEADERS : DOCUMENT_HEADERS,
+    });
   }
   for (const [path, id] of [['/api/range/{kind}/{prefix}', 'range'], ['/api/range/{kind}/{prefix}.json', 'range_json']] as const) {
-    paths[path] = operation({ id, summary: FILE_ENDPOINTS.range.replace(/^GET \S+ — /, ''), tag: 'range layout', content: json(schemaRef('range')), parameters: [kind, prefix] });
+    paths[path] = operation({ id, summary: FILE_ENDPOINTS.range.replace(/^GET \S+ — /, ''), tag: 'range layout', content: json(schemaRef('range')), parameters: [kind, prefix],
+      headers: path.endsWith('.json') ? FILE_DOCUMENT_HEADERS : DOCUMENT_HEADERS,
+    });
   }
   return paths;
 }
@@ -242,15 +249,19 @@ const documentSchema = (rel: string): string => rel.replace(/^api\//, '').replac
 function filePaths(): Record<string, JsonSchema> {
   const paths: Record<string, JsonSchema> = {};
   for (const [path, id] of [['/api/amounts.json', 'amounts_json'], ['/api/amounts', 'amounts']] as const) {
-    paths[path] = operation({ id, summary: 'the amount table a wallet caches to score amounts offline (docs/amounts.md)', tag: 'files', content: json(schemaRef('amounts')) });
+    paths[path] = operation({
+      id, summary: 'the amount table a wallet caches to score amounts offline (docs/amounts.md)', tag: 'files', content: json(schemaRef('amounts')),
+      headers: path.endsWith('.json') ? FILE_DOCUMENT_HEADERS : DOCUMENT_HEADERS,
+    });
   }
   for (const rel of EXPLORER_DOCUMENTS) {
     const schema = documentSchema(rel);
-    paths[`/${rel}`] = operation({ id: `file_${schema.replace(/-/g, '_')}`, summary: `${rel} as exported (the default document)`, tag: 'files', content: json(schemaRef(schema)) });
+    paths[`/${rel}`] = operation({ id: `file_${schema.replace(/-/g, '_')}`, summary: `${rel} as exported (the default document)`, tag: 'files', content: json(schemaRef(schema)), headers: FILE_DOCUMENT_HEADERS });
   }
   paths[`/${OPENAPI_PATH}`] = operation({
     id: 'openapi', summary: 'this document', tag: 'files',
     content: json(objectOf({ openapi: { const: '3.1.0' }, info: { type: 'object' }, jsonSchemaDialect: { const: SCHEMA_DIALECT }, servers: { type: 'array' }, security: { type: 'array' }, tags: { type: 'array' }, paths: { type: 'object' }, components: { type: 'object' } })),
+    headers: FILE_DOCUMENT_HEADERS,
   });
   const ranges = {
     206: { description: 'the byte range asked for (Range, and If-Range when it still matches)', headers: { ...FILE_HEADERS, ...headerRefs('Content-Range') } },
