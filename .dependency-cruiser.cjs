@@ -32,7 +32,7 @@ module.exports = {
     },
     {
       name: 'mirror-copies-releases',
-      comment: 'src/mirror (docs/mirror.md) publishes with the exporter\'s publish.ts and reads manifests with verify.ts; it needs no batch stage before export, nor notify or serve',
+      comment: 'src/mirror (docs/mirror.md) publishes with the exporter\'s publish.ts and reads manifests with manifest-read.ts; it needs no batch stage before export, nor notify or serve',
       severity: 'error',
       from: { path: '^src/mirror/' },
       to: { path: '^src/(chain|store|analysis|notify|serve)/' },
