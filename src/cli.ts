@@ -102,12 +102,18 @@ function withRelease(cmd: Command): Command {
 async function signKeyOf(flags: { signKey?: string }): Promise<SecretKey | undefined> {
   const file = flags.signKey ?? (process.env.PEGSCOPE_SIGN_KEY || undefined);
   if (file === undefined) return undefined;
-  const { KeyFileError, readSecretKeyFile } = await import('./trust/keys.js');
+  const { KeyFileError, readSecretKeyFile, sharedKeyFileMode } = await import('./trust/keys.js');
+  let key: SecretKey;
   try {
-    return readSecretKeyFile(file, flags.signKey !== undefined ? '--sign-key' : 'PEGSCOPE_SIGN_KEY');
+    key = readSecretKeyFile(file, flags.signKey !== undefined ? '--sign-key' : 'PEGSCOPE_SIGN_KEY');
   } catch (err) {
     throw err instanceof KeyFileError ? new UsageError(err.message) : err;
   }
+  const mode = sharedKeyFileMode(file);
+  if (mode !== null) {
+    log(`warning: the signing key ${file} (mode ${mode.toString(8).padStart(4, '0')}) can be read by other users, who could sign releases as you; run \`chmod 600 ${file}\` (docs/verifying.md)`);
+  }
+  return key;
 }
 
 interface ReleaseFlags { keep: number; layout: Layout; hostBudget?: HostBudget; siteUrl?: string; signKey?: string; explorerPublicKey: string[] }

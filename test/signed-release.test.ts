@@ -3,7 +3,7 @@
 // signed index, verify --public-key, and the key never leaving memory.
 import { createHash } from 'node:crypto';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -288,12 +288,17 @@ describe('a signed release', () => {
     const out = join(work, 'job-site');
     const job = await run(['job', '--network', 'sim', '--source', 'sim', '--preset', 'tiny', '--to', '600', '--db', join(work, 'job.duckdb'), '--out', out, '--sign-key', secretFile]);
     expect(job.code, job.stderr).toBe(0);
+    expect(job.stderr).not.toContain('can be read by other users');
     expect((await run(['verify', join(out, 'current'), '--public-key', publicFile])).code).toBe(0);
     vi.stubEnv('PEGSCOPE_SIGN_KEY', secretFile);
+    // A key other users can read signs, with a warning naming the fix.
+    chmodSync(secretFile, 0o644);
     try {
       const exported = await run(['export', '--db', join(work, 'job.duckdb'), '--out', out]);
       expect(exported.code, exported.stderr).toBe(0);
+      expect(exported.stderr).toContain(`warning: the signing key ${secretFile} (mode 0644) can be read by other users, who could sign releases as you; run \`chmod 600 ${secretFile}\``);
     } finally {
+      chmodSync(secretFile, 0o600);
       vi.unstubAllEnvs();
     }
     const verified = await run(['verify', '--json', join(out, 'current'), '--public-key', publicFile]);

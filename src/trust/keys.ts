@@ -3,7 +3,7 @@
  * reads its secret key, and `verify` and `mirror` read the public keys they
  * trust. No message here quotes a secret key file's content.
  */
-import { constants, readFileSync } from 'node:fs';
+import { constants, readFileSync, statSync } from 'node:fs';
 import { open, rm, stat } from 'node:fs/promises';
 import { parsePublicKey, SignatureError, type MinisignPublicKey } from '@pegscope/client';
 import { encodeSecretKey, generateSecretKey, parseSecretKey, publicKeyFile, type SecretKey } from './minisign.js';
@@ -66,6 +66,12 @@ export function readSecretKeyFile(path: string, what = '--sign-key'): SecretKey 
     if (err instanceof SignatureError) throw new KeyFileError(`${what} ${path}: ${err.message}`);
     throw err;
   }
+}
+
+/** The mode of a secret key file that other users can read or change, else null (keygen makes it 0600). */
+export function sharedKeyFileMode(path: string): number | null {
+  const mode = statSync(path).mode & 0o777;
+  return (mode & 0o077) === 0 ? null : mode;
 }
 
 /** A public key's base64 line as `minisign -P` takes it: 56 characters starting "RW". */
