@@ -4,8 +4,11 @@
  * for `pegscope verify` and `pegscope mirror`. Kept apart from verify.ts so a
  * mirror loads no more than this (it never loads DuckDB: docs/architecture.md).
  */
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { pipeline } from 'node:stream/promises';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { MANIFEST_SCHEMA } from '../api/schemas.js';
 
@@ -76,4 +79,15 @@ function parseObject(text: string, fail: () => Error): Record<string, unknown> {
   } catch {
     throw fail();
   }
+}
+
+/** Files up to this size are hashed from one read; larger ones are streamed. */
+const READ_WHOLE_MAX = 1 << 20;
+
+/** The hex sha256 of a file the manifest lists (`verify` and `mirror` check bytes with it); `size` when known. */
+export async function sha256OfFile(path: string, size = Infinity): Promise<string> {
+  const hash = createHash('sha256');
+  if (size <= READ_WHOLE_MAX) hash.update(await readFile(path));
+  else await pipeline(createReadStream(path), hash);
+  return hash.digest('hex');
 }

@@ -1,10 +1,8 @@
-import { createHash } from 'node:crypto';
 import { createReadStream, type Dirent } from 'node:fs';
-import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import pLimit from 'p-limit';
-import { ManifestError, readManifest, type ManifestEntry, type ManifestHead } from './manifest-read.js';
+import { ManifestError, readManifest, sha256OfFile, type ManifestEntry, type ManifestHead } from './manifest-read.js';
 import { UsageError } from '../config.js';
 import { silentProgress, type Progress } from '../progress.js';
 import { MANIFEST_FILE, MANIFEST_SIGNATURE_FILE } from '../api/release-files.js';
@@ -62,8 +60,6 @@ export interface VerifyOptions {
 
 /** Checks settled before the walk goes on: bounds memory, keeps problems in path order. */
 const BATCH = 256;
-/** Files up to this size are read whole; larger ones are streamed through the hash. */
-const READ_WHOLE_MAX = 1 << 20;
 
 export const isOk = (result: VerifyResult): boolean => Object.values(result.problems).every((n) => n === 0);
 
@@ -173,7 +169,7 @@ async function checkFile(path: string, listed: ManifestEntry): Promise<Problem |
   try {
     const size = (await stat(path)).size;
     if (size !== listed.size) return { kind: 'changed', path: listed.path, detail: `has ${size} bytes; manifest.json says ${listed.size}` };
-    const sha256 = await sha256Of(path, size);
+    const sha256 = await sha256OfFile(path, size);
     if (sha256 !== listed.sha256) return { kind: 'changed', path: listed.path, detail: `has sha256 ${sha256}; manifest.json says ${listed.sha256}` };
     return null;
   } catch (err) {
@@ -181,12 +177,6 @@ async function checkFile(path: string, listed: ManifestEntry): Promise<Problem |
   }
 }
 
-async function sha256Of(path: string, size: number): Promise<string> {
-  const hash = createHash('sha256');
-  if (size <= READ_WHOLE_MAX) hash.update(await readFile(path));
-  else await pipeline(createReadStream(path), hash);
-  return hash.digest('hex');
-}
 
 /** Files in the manifest (its lines less the head and the closing line), for progress. */
 async function countEntries(path: string): Promise<number> {

@@ -7,11 +7,8 @@
  * exporter's own layout, swap and pruning (src/export/publish.ts), so
  * `serve`, nginx and the host configs read it as they read an export.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { link, lstat, mkdir, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import pLimit from 'p-limit';
 import { parseSignature, parseTrustedComment, SignatureError, type MinisignPublicKey } from '@pegscope/client';
 import { MANIFEST_FILE, MANIFEST_SIGNATURE_FILE } from '../api/release-files.js';
@@ -19,7 +16,7 @@ import { acquireJobLock } from '../lock.js';
 import { silentProgress, type Progress } from '../progress.js';
 import { currentRelease, pruneReleases, publishRelease, RELEASE_ID_PATTERN, RELEASES, startRelease } from '../export/publish.js';
 import { STATE_DIR } from '../export/state.js';
-import { readManifest, type ManifestEntry, type ManifestHead } from '../export/manifest-read.js';
+import { readManifest, sha256OfFile, type ManifestEntry, type ManifestHead } from '../export/manifest-read.js';
 import { blake2b512OfFile, verifyPrehashed, type VerifiedSignature } from '../trust/minisign.js';
 import { repeatUntilStopped, sleep } from '../every.js';
 import { downloadTo, fetchSmall, fetchToFile, originBase, OriginError, type Origin } from './origin.js';
@@ -264,7 +261,7 @@ async function fetchMissing(origin: Origin, opts: MirrorOptions, entries: readon
   try {
     await Promise.all([...wanted.values()].map((entry) => limit(async () => {
       const object = join(objects, entry.sha256);
-      if (await isRegularFile(object, entry.size) && await sha256File(object) === entry.sha256) {
+      if (await isRegularFile(object, entry.size) && await sha256OfFile(object, entry.size) === entry.sha256) {
         summary.resumed.files++;
         summary.resumed.bytes += entry.size;
         progress.update(done += entry.size);
@@ -281,7 +278,7 @@ async function fetchMissing(origin: Origin, opts: MirrorOptions, entries: readon
       summary.fetched.bytes += got.fetched;
       summary.resumed.bytes += got.kept;
       progress.update(done += got.kept);
-      const sha256 = await sha256File(part);
+      const sha256 = await sha256OfFile(part);
       if (sha256 !== entry.sha256) {
         await rm(part, { force: true });
         summary.refused.files++;
@@ -317,11 +314,6 @@ async function isRegularFile(path: string, size: number): Promise<boolean> {
   return info !== null && info.isFile() && info.size === size;
 }
 
-async function sha256File(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  await pipeline(createReadStream(path), hash);
-  return hash.digest('hex');
-}
 
 /** --every: pulls, then waits; a refused or failed pull is logged and tried again at the next tick. Stops on SIGINT/SIGTERM or `stop`. */
 export async function pullEvery(opts: MirrorOptions, intervalMs: number, onSummary: (summary: MirrorSummary) => void, stop?: AbortSignal): Promise<void> {
